@@ -5,6 +5,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/passes/constant_fold.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/factor.h"
 #include "compiler/passes/reassociate.h"
 #include "compiler/passes/simplify.h"
 
@@ -38,6 +39,7 @@ PassPipeline PassPipeline::standard() {
   PassPipeline p;
   p.add("simplify", simplify)
       .add("reassociate-contractions", reassociate_contractions)
+      .add("factor-shared-operands", factor_shared_operands)
       .add("constant-fold", [](const ir::Function& f) { return constant_fold(f); })
       .add("simplify", simplify)
       .add("dce", [](const ir::Function& f) { return eliminate_dead_code(f); });

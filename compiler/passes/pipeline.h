@@ -33,7 +33,7 @@ public:
   std::vector<std::string> names() const;
 
   /// The default optimisation pipeline: simplify, reassociate-contractions,
-  /// constant-fold, simplify, dce.
+  /// factor-shared-operands, constant-fold, simplify, dce.
   static PassPipeline standard();
 
 private:

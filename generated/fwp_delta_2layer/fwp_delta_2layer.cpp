@@ -9328,97 +9328,101 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 768);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 960);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1152);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1664);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2176);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2688);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3200);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7296);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11392);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15488);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19584);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23680);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27776);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31872);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35968);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40064);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44160);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48256);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52352);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56448);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60544);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64640);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68736);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72832);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76928);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77440);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77952);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82048);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5248);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9344);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17792);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21888);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25984);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30080);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34176);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38272);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42368);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42880);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43392);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43904);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48000);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52096);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56192);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56704);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60800);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61312);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65408);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69504);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73600);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77696);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78208);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82304);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82368);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86464);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86720);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90816);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94912);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99008);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103104);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107200);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111296);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113344);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115392);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117440);
-  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119488);
-  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121536);
-  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123584);
-  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127680);
-  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131776);
-  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135872);
-  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139968);
-  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144064);
-  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148160);
-  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152256);
-  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156352);
-  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156864);
-  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157376);
-  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157888);
-  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158400);
-  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162496);
-  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166592);
-  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 170688);
-  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 174784);
-  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 178880);
-  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 182976);
-  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 187072);
-  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 191168);
-  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 195264);
-  T* __restrict v69 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 199360);
-  T* __restrict v70 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 203456);
-  T* __restrict v71 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 207552);
-  T* __restrict v72 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 211648);
-  T* __restrict v73 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 213696);
-  T* __restrict v74 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 215744);
-  T* __restrict v75 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 219840);
-  T* __restrict v76 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 223936);
-  T* __restrict v77 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 228032);
-  T* __restrict v78 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 232128);
-  T* __restrict v79 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 236224);
-  T* __restrict v80 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 240320);
-  T* __restrict v81 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 244416);
-  T* __restrict v82 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248512);
-  T* __restrict v83 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 249024);
-  T* __restrict v84 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 249536);
-  T* __restrict v85 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 253632);
-  T* __restrict v86 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 257728);
-  T* __restrict v87 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 261824);
-  T* __restrict v88 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 265920);
-  T* __restrict v89 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 270016);
-  T* __restrict v90 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 335552);
-  T* __restrict v91 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 401088);
-  T* __restrict v92 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 466624);
-  T* __restrict v93 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 532160);
-  T* __restrict v94 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 597696);
-  T* __restrict v95 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 663232);
-  T* __restrict v96 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 728768);
-  T* __restrict v97 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 794304);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82560);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86656);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90752);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94848);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98944);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103040);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107136);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111232);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113280);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115328);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117376);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119424);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121472);
+  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123520);
+  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127616);
+  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131712);
+  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135808);
+  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139904);
+  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144000);
+  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148096);
+  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152192);
+  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156288);
+  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 160384);
+  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164480);
+  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168576);
+  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 172672);
+  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 176768);
+  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 178816);
+  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 180864);
+  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184960);
+  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 189056);
+  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 193152);
+  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 197248);
+  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 201344);
+  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 205440);
+  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 209536);
+  T* __restrict v69 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 213632);
+  T* __restrict v70 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 217728);
+  T* __restrict v71 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 221824);
+  T* __restrict v72 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 225920);
+  T* __restrict v73 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 226432);
+  T* __restrict v74 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 226944);
+  T* __restrict v75 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 227456);
+  T* __restrict v76 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 227968);
+  T* __restrict v77 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 232064);
+  T* __restrict v78 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 236160);
+  T* __restrict v79 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 240256);
+  T* __restrict v80 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 244352);
+  T* __restrict v81 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248448);
+  T* __restrict v82 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248960);
+  T* __restrict v83 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 249472);
+  T* __restrict v84 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 249984);
+  T* __restrict v85 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 254080);
+  T* __restrict v86 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 258176);
+  T* __restrict v87 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 262272);
+  T* __restrict v88 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 266368);
+  T* __restrict v89 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 270464);
+  T* __restrict v90 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 336000);
+  T* __restrict v91 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 401536);
+  T* __restrict v92 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 467072);
+  T* __restrict v93 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 532608);
+  T* __restrict v94 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 598144);
+  T* __restrict v95 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 663680);
+  T* __restrict v96 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 667776);
+  T* __restrict v97 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 671872);
+  T* __restrict v98 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 675968);
+  T* __restrict v99 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 680064);
+  T* __restrict v100 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 684160);
+  T* __restrict v101 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 688256);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -9437,11 +9441,11 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_2layer.field.step.rk4.vjp: 884 nodes
-  for (int64_t p0 = 0; p0 < 22; ++p0) {
+  // fwp_delta_2layer.field.step.rk4.vjp: 878 nodes
+  for (int64_t p0 = 0; p0 < 23; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
-  // %1694 = layernorm f64[5] -> v0
+  // %1840 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -9449,7 +9453,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -9461,7 +9465,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e12 = u_stages[i0 * L + l] - mean_v[l];
+        const T e12 = u_stages[(i0 + 15) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e12 * e12);
       }
     }
@@ -9474,21 +9478,21 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  for (int64_t p1 = 0; p1 < 22; ++p1) {
-    __builtin_prefetch(&z0[(p1 * 2 + 44) * L]);
+  for (int64_t p1 = 0; p1 < 23; ++p1) {
+    __builtin_prefetch(&z0[(p1 * 2 + 46) * L]);
   }
-  // %1696 = add f64[5] -> v1
+  // %1842 = add f64[5] -> v1
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln1_bias[i0] + (v0[i0 * L + l] * ln1_gain[i0]);
     }
   }
-  for (int64_t p2 = 0; p2 < 22; ++p2) {
-    __builtin_prefetch(&z0[(p2 * 2 + 88) * L]);
+  for (int64_t p2 = 0; p2 < 23; ++p2) {
+    __builtin_prefetch(&z0[(p2 * 2 + 92) * L]);
   }
   // %1750 = layernorm f64[5] -> v2
   PLASTIC_SIMD
@@ -9526,8 +9530,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v2[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  for (int64_t p3 = 0; p3 < 23; ++p3) {
-    __builtin_prefetch(&z0[(p3 * 2 + 132) * L]);
+  for (int64_t p3 = 0; p3 < 24; ++p3) {
+    __builtin_prefetch(&z0[(p3 * 2 + 138) * L]);
   }
   // %1752 = add f64[5] -> v3
   for (int64_t i0 = 0; i0 < 5; ++i0) {
@@ -9536,10 +9540,10 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v3[i0 * L + l] = ln1_bias[i0] + (v2[i0 * L + l] * ln1_gain[i0]);
     }
   }
-  for (int64_t p4 = 0; p4 < 22; ++p4) {
-    __builtin_prefetch(&z0[(p4 * 2 + 178) * L]);
+  for (int64_t p4 = 0; p4 < 23; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 186) * L]);
   }
-  // %1840 = layernorm f64[5] -> v4
+  // %1694 = layernorm f64[5] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -9547,7 +9551,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -9559,7 +9563,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e74 * e74);
       }
     }
@@ -9572,106 +9576,25 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  for (int64_t p5 = 0; p5 < 22; ++p5) {
-    __builtin_prefetch(&z0[(p5 * 2 + 222) * L]);
+  for (int64_t p5 = 0; p5 < 23; ++p5) {
+    __builtin_prefetch(&z0[(p5 * 2 + 232) * L]);
   }
-  // %1842 = add f64[5] -> v5
+  // %1696 = add f64[5] -> v5
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln1_bias[i0] + (v4[i0 * L + l] * ln1_gain[i0]);
     }
   }
-  for (int64_t p6 = 0; p6 < 22; ++p6) {
-    __builtin_prefetch(&z0[(p6 * 2 + 266) * L]);
+  for (int64_t p6 = 0; p6 < 23; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 278) * L]);
   }
-  // %1704 = contract f64[16] -> v6
-  // %1760 = contract f64[16] -> v7
-  // %1850 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb1[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb1[i0 * 20 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb1[i0 * 20 + i1], v5[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v5[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v5[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v5[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v8[(i0 * 4) * L + l] = acc8_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  for (int64_t p7 = 0; p7 < 23; ++p7) {
-    __builtin_prefetch(&z0[(p7 * 2 + 310) * L]);
-  }
-  for (int64_t p8 = 0; p8 < 22; ++p8) {
-    __builtin_prefetch(&z0[(p8 * 2 + 356) * L]);
-  }
-  for (int64_t p9 = 0; p9 < 22; ++p9) {
-    __builtin_prefetch(&z0[(p9 * 2 + 400) * L]);
-  }
-  // %1706 = sigmoid f64[16,1,1] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  for (int64_t p10 = 0; p10 < 22; ++p10) {
-    __builtin_prefetch(&z0[(p10 * 2 + 444) * L]);
-  }
-  // %1762 = sigmoid f64[16,1,1] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
-    }
-  }
-  for (int64_t p11 = 0; p11 < 23; ++p11) {
-    __builtin_prefetch(&z0[(p11 * 2 + 488) * L]);
-  }
-  // %1710 = contract f64[16,8] -> v10
-  // %1766 = contract f64[16,8] -> v11
-  // %1856 = contract f64[16,8] -> v12
+  // %1856 = contract f64[16,8] -> v6
+  // %1766 = contract f64[16,8] -> v7
+  // %1710 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9708,10 +9631,108 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  for (int64_t p7 = 0; p7 < 24; ++p7) {
+    __builtin_prefetch(&z0[(p7 * 2 + 324) * L]);
+  }
+  for (int64_t p8 = 0; p8 < 23; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 372) * L]);
+  }
+  for (int64_t p9 = 0; p9 < 23; ++p9) {
+    __builtin_prefetch(&z0[(p9 * 2 + 418) * L]);
+  }
+  // %1857 = softmax f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v6[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[i1 * L + l] = vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  for (int64_t p10 = 0; p10 < 24; ++p10) {
+    __builtin_prefetch(&z0[(p10 * 2 + 464) * L]);
+  }
+  // %1756 = contract f64[16,8] -> v6
+  // %1700 = contract f64[16,8] -> v11
+  // %1846 = contract f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v5[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v3[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v5[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v3[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v5[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v3[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v5[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v11[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -9723,53 +9744,18 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  for (int64_t p12 = 0; p12 < 22; ++p12) {
-    __builtin_prefetch(&z0[(p12 * 2 + 534) * L]);
+  for (int64_t p11 = 0; p11 < 23; ++p11) {
+    __builtin_prefetch(&z0[(p11 * 2 + 512) * L]);
   }
-  for (int64_t p13 = 0; p13 < 22; ++p13) {
-    __builtin_prefetch(&z0[(p13 * 2 + 578) * L]);
+  for (int64_t p12 = 0; p12 < 23; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 558) * L]);
   }
-  for (int64_t p14 = 0; p14 < 22; ++p14) {
-    __builtin_prefetch(&z0[(p14 * 2 + 622) * L]);
+  for (int64_t p13 = 0; p13 < 23; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 604) * L]);
   }
-  // %1711 = softmax f64[16,8] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v10[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  for (int64_t p15 = 0; p15 < 23; ++p15) {
-    __builtin_prefetch(&z0[(p15 * 2 + 666) * L]);
-  }
-  // %1700 = contract f64[16,8] -> v10
-  // %1756 = contract f64[16,8] -> v14
-  // %1846 = contract f64[16,8] -> v15
+  // %1698 = contract f64[16,8] -> v13
+  // %1754 = contract f64[16,8] -> v14
+  // %1844 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9790,26 +9776,26 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v3[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v5[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v3[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v5[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v3[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v5[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v3[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v5[i2 * L + l], acc11_v[l]);
+          acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v5[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v5[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v5[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v5[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v14[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -9821,79 +9807,122 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  for (int64_t p16 = 0; p16 < 22; ++p16) {
-    __builtin_prefetch(&z0[(p16 * 2 + 712) * L]);
+  for (int64_t p14 = 0; p14 < 24; ++p14) {
+    __builtin_prefetch(&z0[(p14 * 2 + 650) * L]);
   }
-  for (int64_t p17 = 0; p17 < 22; ++p17) {
-    __builtin_prefetch(&z0[(p17 * 2 + 756) * L]);
+  for (int64_t p15 = 0; p15 < 23; ++p15) {
+    __builtin_prefetch(&z0[(p15 * 2 + 698) * L]);
   }
-  for (int64_t p18 = 0; p18 < 22; ++p18) {
-    __builtin_prefetch(&z0[(p18 * 2 + 800) * L]);
+  for (int64_t p16 = 0; p16 < 23; ++p16) {
+    __builtin_prefetch(&z0[(p16 * 2 + 744) * L]);
   }
-  // %1698 = contract f64[16,8] -> v16
-  // %1754 = contract f64[16,8] -> v17
-  // %1844 = contract f64[16,8] -> v18
+  // %1699 = softmax f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v3[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v5[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v3[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v5[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v3[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v5[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v3[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v5[i2 * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        rowmax_v[l] =
+            (v13[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[i1 * L + l] = vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  for (int64_t p17 = 0; p17 < 23; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 790) * L]);
+  }
+  // %1704 = contract f64[16] -> v13
+  // %1760 = contract f64[16] -> v17
+  // %1850 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb1[i0 * 20 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb1[i0 * 20 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb1[i0 * 20 + i1], v1[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v5[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v1[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v5[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v1[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v5[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v1[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc4_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v18[(i0 * 4) * L + l] = acc8_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  for (int64_t p18 = 0; p18 < 24; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 836) * L]);
   }
   for (int64_t p19 = 0; p19 < 23; ++p19) {
-    __builtin_prefetch(&z0[(p19 * 2 + 844) * L]);
+    __builtin_prefetch(&z0[(p19 * 2 + 884) * L]);
   }
-  for (int64_t p20 = 0; p20 < 22; ++p20) {
-    __builtin_prefetch(&z0[(p20 * 2 + 890) * L]);
+  for (int64_t p20 = 0; p20 < 23; ++p20) {
+    __builtin_prefetch(&z0[(p20 * 2 + 930) * L]);
   }
-  for (int64_t p21 = 0; p21 < 22; ++p21) {
-    __builtin_prefetch(&z0[(p21 * 2 + 934) * L]);
+  // %1706 = sigmoid f64[16,1,1] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = sigmoid(v13[i0 * L + l]);
+    }
   }
-  // %1699 = softmax f64[16,8] -> v19
+  for (int64_t p21 = 0; p21 < 24; ++p21) {
+    __builtin_prefetch(&z0[(p21 * 2 + 976) * L]);
+  }
+  // %1755 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9903,7 +9932,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v16[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v14[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -9914,55 +9943,20 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v16[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v14[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 8 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  for (int64_t p22 = 0; p22 < 23; ++p22) {
-    __builtin_prefetch(&z0[(p22 * 2 + 978) * L]);
-  }
-  // %1767 = softmax f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v11[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %1712 = contract f64[16,8] -> v11
-  // %1701 = contract f64[16,8] -> v20
-  // %2635 = contract f64[16,8] -> v21
+  // %1701 = contract f64[16,8] -> v14
+  // %2558 = contract f64[16,8] -> v20
+  // %2625 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9983,38 +9977,38 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v19[(i0 * 8 + i2) * L + l],
+          acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l],
+          acc8_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v9[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v16[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v9[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v16[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v9[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v20[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -10026,66 +10020,88 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1714 = layernorm f64[128] -> v22
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
+  // %1703 = tanh f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v11[i0 * L + l];
+      v22[i0 * L + l] = vm::tanh(v11[i0 * L + l] - v14[i0 * L + l]);
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 128.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e532 = v11[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e532 * e532);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 128.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (v11[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %1716 = add f64[128] -> v23
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v22[i0 * L + l]);
-    }
-  }
-  // %1703 = tanh f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = vm::tanh(v10[i0 * L + l] - v20[i0 * L + l]);
-    }
-  }
-  // %1708 = contract f64[16,8] -> v10
+  // %1708 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] = v24[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
+        v11[(i0 * 8 + i1) * L + l] = v22[(i0 * 8 + i1) * L + l] * v19[i0 * L + l];
       }
     }
   }
-  // %1755 = softmax f64[16,8] -> v20
+  // %1762 = sigmoid f64[16,1,1] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = sigmoid(v17[i0 * L + l]);
+    }
+  }
+  // %2578 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2622 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1767 = softmax f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10095,7 +10111,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v17[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -10106,19 +10122,19 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v7[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v24[(i0 * 8 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %2640 = contract f64[16] -> v7
-  // %2555 = contract f64[16] -> v17
+  // %2555 = contract f64[16] -> v7
+  // %2640 = contract f64[16] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10134,20 +10150,20 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -10156,365 +10172,72 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v17[(i0 * 4) * L + l] = acc4_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v25[(i0 * 4) * L + l] = acc4_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %3470 = add f64[16,8] -> v25
+  // %4358 = tanh f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] =
-            (v10[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) +
-            v21[(i0 * 8 + i1) * L + l];
+        v26[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v6[(i0 * 8 + i1) * L + l] -
+                     ((v11[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) +
+                      v20[(i0 * 8 + i1) * L + l]));
       }
     }
   }
-  // %4309 = reshape f64[128] -> v26
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v25[i0 * L + l];
-    }
-  }
-  // %4321 = layernorm f64[128] -> v25
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v26[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 128.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e648 = v26[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e648 * e648);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 128.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (v26[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %4323 = add f64[128] -> v27
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v25[i0 * L + l]);
-    }
-  }
-  // %2632 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2578 = contract f64[16] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1857 = softmax f64[16,8] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v12[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[i1 * L + l] = vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] = v31[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %2622 = contract f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2044 = reduce_sum f64[] -> v31
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v11[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
-  }
-  // %2049 = reduce_sum f64[] -> v32
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v11[i0 * L + l] - (v31[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v32[l] = acc_v[l];
-  }
-  // %2053 = reciprocal f64[] -> v31
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v31[l] = T(1) / std::sqrt((v32[l] * 0.0078125f) + 1e-05f);
-  }
-  // %1845 = softmax f64[16,8] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v18[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[i1 * L + l] = vm::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 8 + i1) * L + l] = v34[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %2558 = contract f64[16,8] -> v18
-  // %2625 = contract f64[16,8] -> v35
-  // %2594 = contract f64[16,8] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v20[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v30[(i0 * 8 + i2) * L + l],
-                               acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v33[(i0 * 8 + i2) * L + l],
-                               acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v33[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v33[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v33[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v35[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v36[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %4358 = tanh f64[16,8] -> v37
+  // %4359 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v14[(i0 * 8 + i1) * L + l] -
-                     ((v10[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
-                      v18[(i0 * 8 + i1) * L + l]));
+        v27[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
       }
     }
   }
-  // %4359 = contract f64[16,8] -> v38
+  // %4402 = tanh f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 8 + i1) * L + l] = v37[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+        v28[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v6[(i0 * 8 + i1) * L + l] -
+                     ((v27[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
+                      v20[(i0 * 8 + i1) * L + l]));
       }
     }
   }
-  // %4361 = add f64[16,8] -> v39
+  // %4403 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 8 + i1) * L + l] =
-            v21[(i0 * 8 + i1) * L + l] +
-            (v38[(i0 * 8 + i1) * L + l] * (v28[i0 * L + l] * (T(h) * 0.5f)));
+        v6[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
       }
     }
   }
-  // %4362 = reshape f64[128] -> v21
+  // %4405 = add f64[16,8] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 8 + i1) * L + l] =
+            (v6[(i0 * 8 + i1) * L + l] * (v23[i0 * L + l] * T(h))) + v21[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4406 = reshape f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v39[i0 * L + l];
+      v21[i0 * L + l] = v20[i0 * L + l];
     }
   }
-  // %4363 = layernorm f64[128] -> v39
+  // %4407 = layernorm f64[128] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -10534,8 +10257,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e910 = v21[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e910 * e910);
+        const T e691 = v21[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e691 * e691);
       }
     }
   }
@@ -10547,19 +10270,335 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = (v21[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v20[i0 * L + l] = (v21[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %4365 = add f64[128] -> v40
+  // %4409 = add f64[128] -> v29
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v39[i0 * L + l]);
+      v29[i0 * L + l] = (ff1_norm_gain[i0] * v20[i0 * L + l]) + ff1_norm_bias[i0];
     }
   }
-  // %1717 = contract f64[64] -> v41
+  // %2632 = contract f64[16] -> v30
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1711 = softmax f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v8[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[i1 * L + l] = vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %4580 = reduce_sum f64[] -> v10
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v21[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = acc_v[l];
+  }
+  // %4585 = reduce_sum f64[] -> v8
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v21[i0 * L + l] - (v10[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc_v[l];
+  }
+  // %4589 = reciprocal f64[] -> v10
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = T(1) / std::sqrt((v8[l] * 0.0078125f) + 1e-05f);
+  }
+  // %1845 = softmax f64[16,8] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v15[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[i1 * L + l] = vm::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 8 + i1) * L + l] = v32[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %2635 = contract f64[16,8] -> v15
+  // %1712 = contract f64[16,8] -> v33
+  // %2594 = contract f64[16,8] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v24[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v31[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v8[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                                v8[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                                v8[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v33[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v33[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v33[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v33[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v34[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v34[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v34[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v34[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %4361 = add f64[16,8] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 8 + i1) * L + l] =
+            v15[(i0 * 8 + i1) * L + l] +
+            (v27[(i0 * 8 + i1) * L + l] * (v30[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %4362 = reshape f64[128] -> v36
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = v35[i0 * L + l];
+    }
+  }
+  // %4363 = layernorm f64[128] -> v35
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v36[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e891 = v36[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e891 * e891);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = (v36[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4365 = add f64[128] -> v37
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v35[i0 * L + l]);
+    }
+  }
+  // %3470 = add f64[16,8] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 8 + i1) * L + l] =
+            (v11[(i0 * 8 + i1) * L + l] * (v25[i0 * L + l] * (T(h) * 0.5f))) +
+            v15[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4309 = reshape f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v38[i0 * L + l];
+    }
+  }
+  // %4321 = layernorm f64[128] -> v38
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v15[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e931 = v15[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e931 * e931);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = (v15[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4323 = add f64[128] -> v39
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v38[i0 * L + l]);
+    }
+  }
+  // %4410 = contract f64[64] -> v40
+  // %4366 = contract f64[64] -> v41
   // %4324 = contract f64[64] -> v42
-  // %4366 = contract f64[64] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10579,44 +10618,58 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v27[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v40[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v23[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v27[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v40[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v23[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v27[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v40[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v23[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v27[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v40[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v29[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v37[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v39[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v29[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v37[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v39[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v29[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v37[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v39[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v29[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v37[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v39[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 4) * L + l] = acc0_v[l];
-      v41[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v41[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v41[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v42[(i0 * 4) * L + l] = acc4_v[l];
-      v42[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v42[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v42[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v43[(i0 * 4) * L + l] = acc8_v[l];
-      v43[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v43[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v43[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v40[(i0 * 4) * L + l] = acc0_v[l];
+      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v41[(i0 * 4) * L + l] = acc4_v[l];
+      v41[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v41[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v41[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v42[(i0 * 4) * L + l] = acc8_v[l];
+      v42[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v42[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v42[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1718 = add f64[64] -> v44
+  // %4411 = add f64[64] -> v43
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = ff1_up_bias[i0] + v40[i0 * L + l];
+    }
+  }
+  // %4412 = relu f64[64] -> v40
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = relu(v43[i0 * L + l]);
+    }
+  }
+  // %4367 = add f64[64] -> v44
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v44[i0 * L + l] = ff1_up_bias[i0] + v41[i0 * L + l];
     }
   }
-  // %1719 = relu f64[64] -> v41
+  // %4368 = relu f64[64] -> v41
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10637,23 +10690,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v42[i0 * L + l] = relu(v45[i0 * L + l]);
     }
   }
-  // %4367 = add f64[64] -> v46
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = ff1_up_bias[i0] + v43[i0 * L + l];
-    }
-  }
-  // %4368 = relu f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = relu(v46[i0 * L + l]);
-    }
-  }
-  // %1720 = contract f64[128] -> v47
+  // %4413 = contract f64[128] -> v46
+  // %4369 = contract f64[128] -> v47
   // %4328 = contract f64[128] -> v48
-  // %4369 = contract f64[128] -> v49
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10673,44 +10712,94 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v41[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v42[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v43[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v41[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v42[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v43[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v41[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v42[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v43[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v41[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v42[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v43[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v40[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v41[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v42[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v40[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v41[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v42[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v40[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v41[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v42[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v40[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v41[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v42[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[(i0 * 4) * L + l] = acc0_v[l];
-      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v48[(i0 * 4) * L + l] = acc4_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v49[(i0 * 4) * L + l] = acc8_v[l];
-      v49[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v49[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v49[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v46[(i0 * 4) * L + l] = acc0_v[l];
+      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 4) * L + l] = acc4_v[l];
+      v47[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v47[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v47[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v48[(i0 * 4) * L + l] = acc8_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1722 = add f64[128] -> v50
+  // %4415 = add f64[128] -> v49
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v50[i0 * L + l] = v11[i0 * L + l] + (v47[i0 * L + l] + ff1_down_bias[i0]);
+      v49[i0 * L + l] = (v46[i0 * L + l] + ff1_down_bias[i0]) + v21[i0 * L + l];
     }
   }
-  // %1723 = layernorm f64[128] -> v11
+  // %4416 = layernorm f64[128] -> v21
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v49[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e1126 = v49[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1126 * e1126);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = (v49[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4418 = add f64[128] -> v46
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v21[i0 * L + l]);
+    }
+  }
+  // %4371 = add f64[128] -> v50
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v50[i0 * L + l] = (ff1_down_bias[i0] + v47[i0 * L + l]) + v36[i0 * L + l];
+    }
+  }
+  // %4372 = layernorm f64[128] -> v47
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -10730,8 +10819,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1105 = v50[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1105 * e1105);
+        const T e1162 = v50[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1162 * e1162);
       }
     }
   }
@@ -10743,21 +10832,21 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v50[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v47[i0 * L + l] = (v50[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1725 = add f64[128] -> v47
+  // %4374 = add f64[128] -> v51
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[i0 * L + l] = (ln2_gain[i0] * v11[i0 * L + l]) + ln2_bias[i0];
+      v51[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v47[i0 * L + l]);
     }
   }
-  // %4330 = add f64[128] -> v51
+  // %4330 = add f64[128] -> v52
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v51[i0 * L + l] = (v48[i0 * L + l] + ff1_down_bias[i0]) + v26[i0 * L + l];
+      v52[i0 * L + l] = (v48[i0 * L + l] + ff1_down_bias[i0]) + v15[i0 * L + l];
     }
   }
   // %4342 = layernorm f64[128] -> v48
@@ -10768,7 +10857,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v51[i0 * L + l];
+      mean_v[l] = mean_v[l] + v52[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -10780,8 +10869,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1141 = v51[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1141 * e1141);
+        const T e1198 = v52[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1198 * e1198);
       }
     }
   }
@@ -10793,24 +10882,71 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = (v51[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v48[i0 * L + l] = (v52[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %4344 = add f64[128] -> v52
+  // %4344 = add f64[128] -> v53
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v52[i0 * L + l] = (ln2_gain[i0] * v48[i0 * L + l]) + ln2_bias[i0];
+      v53[i0 * L + l] = (ln2_gain[i0] * v48[i0 * L + l]) + ln2_bias[i0];
     }
   }
-  // %4371 = add f64[128] -> v53
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v53[i0 * L + l] = (ff1_down_bias[i0] + v49[i0 * L + l]) + v21[i0 * L + l];
+  // %4428 = contract f64[16,8] -> v54
+  // %4378 = contract f64[16,8] -> v55
+  // %4348 = contract f64[16,8] -> v56
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v46[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v51[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v53[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v46[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v51[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v53[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v46[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v51[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v53[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v46[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v51[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v53[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v54[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v54[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v54[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v54[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v55[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v55[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v55[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v55[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v56[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v56[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v56[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v56[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
     }
   }
-  // %4372 = layernorm f64[128] -> v49
+  // %1714 = layernorm f64[128] -> v57
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -10818,7 +10954,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v53[i0 * L + l];
+      mean_v[l] = mean_v[l] + v33[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -10830,8 +10966,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1177 = v53[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1177 * e1177);
+        const T e1301 = v33[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1301 * e1301);
       }
     }
   }
@@ -10843,78 +10979,135 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = (v53[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v57[i0 * L + l] = (v33[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %4374 = add f64[128] -> v54
+  // %1716 = add f64[128] -> v58
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v49[i0 * L + l]);
+      v58[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v57[i0 * L + l]);
     }
   }
-  // %4380 = contract f64[16] -> v55
-  // %1733 = contract f64[16] -> v56
-  // %4393 = contract f64[16] -> v57
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %1717 = contract f64[64] -> v59
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v52[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb2[i0 * 512 + i1], v47[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb2[i0 * 512 + i1], v54[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v52[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v47[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v54[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v52[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v47[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v54[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v52[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v47[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v54[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v58[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v58[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v58[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v58[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v56[(i0 * 4) * L + l] = acc4_v[l];
-      v56[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v56[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v56[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v57[(i0 * 4) * L + l] = acc8_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v59[(i0 * 4) * L + l] = acc0_v[l];
+      v59[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v59[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v59[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4382 = sigmoid f64[16,1,1] -> v58
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %1718 = add f64[64] -> v60
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[i0 * L + l] = sigmoid(v55[i0 * L + l]);
+      v60[i0 * L + l] = ff1_up_bias[i0] + v59[i0 * L + l];
     }
   }
-  // %1727 = contract f64[16,8] -> v59
-  // %4378 = contract f64[16,8] -> v60
-  // %4348 = contract f64[16,8] -> v61
+  // %1719 = relu f64[64] -> v59
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = relu(v60[i0 * L + l]);
+    }
+  }
+  // %1720 = contract f64[128] -> v61
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v59[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v59[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v59[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v59[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[(i0 * 4) * L + l] = acc0_v[l];
+      v61[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v61[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v61[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1722 = add f64[128] -> v62
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v62[i0 * L + l] = v33[i0 * L + l] + (v61[i0 * L + l] + ff1_down_bias[i0]);
+    }
+  }
+  // %1723 = layernorm f64[128] -> v61
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v62[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e1390 = v62[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1390 * e1390);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = (v62[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %1725 = add f64[128] -> v63
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v63[i0 * L + l] = (ln2_gain[i0] * v61[i0 * L + l]) + ln2_bias[i0];
+    }
+  }
+  // %4420 = contract f64[16,8] -> v64
+  // %4376 = contract f64[16,8] -> v65
+  // %1728 = contract f64[16,8] -> v66
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -10935,165 +11128,38 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v47[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v54[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v52[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v47[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v54[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v52[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v47[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v54[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v52[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v47[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v54[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v52[i2 * L + l], acc11_v[l]);
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v46[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v51[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v63[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v46[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v51[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v63[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v46[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v51[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v63[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v46[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v51[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v63[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v59[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v59[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v59[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v59[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v60[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v60[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v60[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v60[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v61[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v61[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v61[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v61[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v64[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v64[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v64[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v64[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v65[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v65[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v65[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v65[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v66[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v66[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v66[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v66[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1728 = contract f64[16,8] -> v62
-  // %4346 = contract f64[16,8] -> v63
-  // %4376 = contract f64[16,8] -> v64
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v47[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v52[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v54[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v47[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v52[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v54[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v47[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v52[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v54[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v47[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v52[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v54[i2 * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v62[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v62[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v62[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v62[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v63[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v63[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v63[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v63[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v64[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v64[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v64[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v64[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1729 = softmax f64[16,8] -> v65
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v62[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v62[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[i1 * L + l] = vm::exp(v62[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v62[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v65[(i0 * 8 + i1) * L + l] = v34[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %4347 = softmax f64[16,8] -> v62
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v63[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v63[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[i1 * L + l] = vm::exp(v63[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v63[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v62[(i0 * 8 + i1) * L + l] = v34[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %4384 = contract f64[16,8] -> v63
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v63[(i0 * 8 + i1) * L + l] = v62[(i0 * 8 + i1) * L + l] * v58[i0 * L + l];
-      }
-    }
-  }
-  // %4377 = softmax f64[16,8] -> v66
+  // %4421 = softmax f64[16,8] -> v67
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -11114,20 +11180,112 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[i1 * L + l] = vm::exp(v64[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v32[i1 * L + l] = vm::exp(v64[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v64[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v66[(i0 * 8 + i1) * L + l] = v34[i1 * L + l] / rowsum_v[l];
+        v67[(i0 * 8 + i1) * L + l] = v32[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1730 = contract f64[16,8] -> v64
-  // %4379 = contract f64[16,8] -> v67
-  // %4352 = contract f64[16,8] -> v68
+  // %4377 = softmax f64[16,8] -> v64
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v65[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v65[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[i1 * L + l] = vm::exp(v65[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v65[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v64[(i0 * 8 + i1) * L + l] = v32[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1727 = contract f64[16,8] -> v65
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v63[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v63[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v63[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v63[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v65[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v65[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v65[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v65[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1729 = softmax f64[16,8] -> v68
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v66[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v66[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[i1 * L + l] = vm::exp(v66[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v66[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v68[(i0 * 8 + i1) * L + l] = v32[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %4429 = contract f64[16,8] -> v66
+  // %4379 = contract f64[16,8] -> v69
+  // %1730 = contract f64[16,8] -> v70
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -11148,368 +11306,57 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v65[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v67[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v66[(i0 * 8 + i2) * L + l],
+          acc4_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v64[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v62[(i0 * 8 + i2) * L + l],
+          acc8_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v68[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v67[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v66[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v64[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v62[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v68[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v67[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v66[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v64[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v62[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v68[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v65[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v67[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v66[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v64[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v62[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v68[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v64[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v64[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v64[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v64[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v67[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v67[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v67[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v67[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v68[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v68[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v68[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v68[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v66[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v66[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v66[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v66[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v69[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v69[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v69[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v69[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v70[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v70[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v70[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v70[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1732 = tanh f64[16,8] -> v69
+  // %1732 = tanh f64[16,8] -> v71
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v69[i0 * L + l] = vm::tanh(v59[i0 * L + l] - v64[i0 * L + l]);
+      v71[i0 * L + l] = vm::tanh(v65[i0 * L + l] - v70[i0 * L + l]);
     }
   }
-  // %1735 = sigmoid f64[16,1,1] -> v55
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v55[i0 * L + l] = sigmoid(v56[i0 * L + l]);
-    }
-  }
-  // %1737 = contract f64[16,8] -> v59
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v59[(i0 * 8 + i1) * L + l] = v65[(i0 * 8 + i1) * L + l] * v55[i0 * L + l];
-      }
-    }
-  }
-  // %4349 = contract f64[16] -> v56
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v62[(i0 * 32 + i1) * L + l], v59[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 8) * L + l], v59[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 16) * L + l], v59[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 24) * L + l], v59[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v56[(i0 * 4) * L + l] = acc0_v[l];
-      v56[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v56[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v56[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4355 = tanh f64[16,8] -> v64
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v64[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v61[(i0 * 8 + i1) * L + l] -
-                     ((v69[(i0 * 8 + i1) * L + l] * (v56[i0 * L + l] * (T(h) * 0.5f))) +
-                      v68[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %4385 = contract f64[16] -> v61
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v63[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v63[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v63[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v63[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v61[(i0 * 4) * L + l] = acc0_v[l];
-      v61[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v61[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v61[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4390 = tanh f64[16,8] -> v68
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v68[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v60[(i0 * 8 + i1) * L + l] -
-                     (v67[(i0 * 8 + i1) * L + l] +
-                      (v64[(i0 * 8 + i1) * L + l] * (v61[i0 * L + l] * (T(h) * 0.5f)))));
-      }
-    }
-  }
-  // %4395 = sigmoid f64[16,1,1] -> v60
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = sigmoid(v57[i0 * L + l]);
-    }
-  }
-  // %4397 = contract f64[16,8] -> v67
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v67[(i0 * 8 + i1) * L + l] = v66[(i0 * 8 + i1) * L + l] * v60[i0 * L + l];
-      }
-    }
-  }
-  // %4402 = tanh f64[16,8] -> v70
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v70[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v14[(i0 * 8 + i1) * L + l] -
-                     ((v38[(i0 * 8 + i1) * L + l] * (v29[i0 * L + l] * (T(h) * 0.5f))) +
-                      v18[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %4403 = contract f64[16,8] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] = v70[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %4405 = add f64[16,8] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] =
-            (v14[(i0 * 8 + i1) * L + l] * (v12[i0 * L + l] * T(h))) + v35[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %4406 = reshape f64[128] -> v35
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v18[i0 * L + l];
-    }
-  }
-  // %4407 = layernorm f64[128] -> v18
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v35[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 128.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e1669 = v35[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1669 * e1669);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 128.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (v35[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %4409 = add f64[128] -> v71
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[i0 * L + l] = (ff1_norm_gain[i0] * v18[i0 * L + l]) + ff1_norm_bias[i0];
-    }
-  }
-  // %4410 = contract f64[64] -> v72
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v71[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v71[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v71[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v71[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v72[(i0 * 4) * L + l] = acc0_v[l];
-      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4411 = add f64[64] -> v73
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = ff1_up_bias[i0] + v72[i0 * L + l];
-    }
-  }
-  // %4412 = relu f64[64] -> v72
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v72[i0 * L + l] = relu(v73[i0 * L + l]);
-    }
-  }
-  // %4413 = contract f64[128] -> v74
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v72[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v72[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v72[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v72[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v74[(i0 * 4) * L + l] = acc0_v[l];
-      v74[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v74[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v74[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4415 = add f64[128] -> v75
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] = (v74[i0 * L + l] + ff1_down_bias[i0]) + v35[i0 * L + l];
-    }
-  }
-  // %4416 = layernorm f64[128] -> v74
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v75[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 128.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e1758 = v75[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1758 * e1758);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 128.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v74[i0 * L + l] = (v75[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %4418 = add f64[128] -> v76
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v76[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v74[i0 * L + l]);
-    }
-  }
-  // %4428 = contract f64[16,8] -> v77
+  // %4346 = contract f64[16,8] -> v65
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -11522,50 +11369,22 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v76[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v76[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v76[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v76[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v53[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v53[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v53[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v53[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v65[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v65[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v65[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v65[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %4420 = contract f64[16,8] -> v78
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v76[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v76[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v76[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v76[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v78[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v78[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v78[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v78[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %4421 = softmax f64[16,8] -> v79
+  // %4347 = softmax f64[16,8] -> v70
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -11575,7 +11394,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v78[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v78[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v65[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v65[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -11586,18 +11405,115 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[i1 * L + l] = vm::exp(v78[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v78[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v32[i1 * L + l] = vm::exp(v65[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v65[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v79[(i0 * 8 + i1) * L + l] = v34[i1 * L + l] / rowsum_v[l];
+        v70[(i0 * 8 + i1) * L + l] = v32[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %4429 = contract f64[16,8] -> v78
+  // %1733 = contract f64[16] -> v65
+  // %4380 = contract f64[16] -> v72
+  // %4393 = contract f64[16] -> v73
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v63[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 512 + i1], v53[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb2[i0 * 512 + i1], v51[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v63[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v53[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v51[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v63[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v53[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v51[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v63[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v53[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v51[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[(i0 * 4) * L + l] = acc0_v[l];
+      v65[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v65[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v65[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v72[(i0 * 4) * L + l] = acc4_v[l];
+      v72[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v72[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v72[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v73[(i0 * 4) * L + l] = acc8_v[l];
+      v73[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v73[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v73[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %1735 = sigmoid f64[16,1,1] -> v74
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v74[i0 * L + l] = sigmoid(v65[i0 * L + l]);
+    }
+  }
+  // %1737 = contract f64[16,8] -> v65
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v65[(i0 * 8 + i1) * L + l] = v68[(i0 * 8 + i1) * L + l] * v74[i0 * L + l];
+      }
+    }
+  }
+  // %4349 = contract f64[16] -> v75
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v70[(i0 * 32 + i1) * L + l], v65[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v70[(i0 * 32 + i1 + 8) * L + l], v65[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v70[(i0 * 32 + i1 + 16) * L + l], v65[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v70[(i0 * 32 + i1 + 24) * L + l], v65[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v75[(i0 * 4) * L + l] = acc0_v[l];
+      v75[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v75[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v75[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4352 = contract f64[16,8] -> v76
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -11610,26 +11526,54 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v79[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v70[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v70[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v70[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v70[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v78[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v78[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v78[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v78[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v76[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v76[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v76[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v76[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %4430 = contract f64[16] -> v57
+  // %4355 = tanh f64[16,8] -> v77
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v77[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v56[(i0 * 8 + i1) * L + l] -
+                     ((v71[(i0 * 8 + i1) * L + l] * (v75[i0 * L + l] * (T(h) * 0.5f))) +
+                      v76[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %4382 = sigmoid f64[16,1,1] -> v56
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v56[i0 * L + l] = sigmoid(v72[i0 * L + l]);
+    }
+  }
+  // %4384 = contract f64[16,8] -> v76
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v76[(i0 * 8 + i1) * L + l] = v70[(i0 * 8 + i1) * L + l] * v56[i0 * L + l];
+      }
+    }
+  }
+  // %4385 = contract f64[16] -> v72
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -11641,37 +11585,94 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v67[(i0 * 32 + i1) * L + l], v79[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v76[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v67[(i0 * 32 + i1 + 8) * L + l], v79[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v76[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v67[(i0 * 32 + i1 + 16) * L + l], v79[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v76[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v67[(i0 * 32 + i1 + 24) * L + l], v79[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v76[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v57[(i0 * 4) * L + l] = acc0_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v72[(i0 * 4) * L + l] = acc0_v[l];
+      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4435 = tanh f64[16,8] -> v80
+  // %4390 = tanh f64[16,8] -> v78
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v80[(i0 * 8 + i1) * L + l] = vm::tanh(
-            v77[(i0 * 8 + i1) * L + l] -
-            (v78[(i0 * 8 + i1) * L + l] + (v68[(i0 * 8 + i1) * L + l] * (v57[i0 * L + l] * T(h)))));
+        v78[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v55[(i0 * 8 + i1) * L + l] -
+                     (v69[(i0 * 8 + i1) * L + l] +
+                      (v77[(i0 * 8 + i1) * L + l] * (v72[i0 * L + l] * (T(h) * 0.5f)))));
       }
     }
   }
-  // %3910 = contract f64[16,8] -> v77
-  // %4591 = contract f64[16,8] -> v78
-  // %4503 = contract f64[16,8] -> v81
+  // %4395 = sigmoid f64[16,1,1] -> v55
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[i0 * L + l] = sigmoid(v73[i0 * L + l]);
+    }
+  }
+  // %4397 = contract f64[16,8] -> v69
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v69[(i0 * 8 + i1) * L + l] = v64[(i0 * 8 + i1) * L + l] * v55[i0 * L + l];
+      }
+    }
+  }
+  // %4430 = contract f64[16] -> v73
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v69[(i0 * 32 + i1) * L + l], v67[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v69[(i0 * 32 + i1 + 8) * L + l], v67[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v69[(i0 * 32 + i1 + 16) * L + l], v67[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v69[(i0 * 32 + i1 + 24) * L + l], v67[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[(i0 * 4) * L + l] = acc0_v[l];
+      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4435 = tanh f64[16,8] -> v79
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v79[(i0 * 8 + i1) * L + l] = vm::tanh(
+            v54[(i0 * 8 + i1) * L + l] -
+            (v66[(i0 * 8 + i1) * L + l] + (v78[(i0 * 8 + i1) * L + l] * (v73[i0 * L + l] * T(h)))));
+      }
+    }
+  }
+  // %4591 = contract f64[16,8] -> v54
+  // %3910 = contract f64[16,8] -> v66
+  // %4356 = contract f64[16,8] -> v80
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -11693,46 +11694,75 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v69[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v79[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v80[(i0 * 8 + i2) * L + l], acc4_v[l]);
+                               v71[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v68[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v77[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v69[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v79[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v80[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v71[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v68[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v77[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v69[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v79[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v80[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v71[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v68[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v77[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v69[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v79[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v80[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v71[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v68[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v77[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-        v78[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-        v78[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-        v78[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-        v78[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
-        v81[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-        v81[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-        v81[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-        v81[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
+        v54[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v54[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v54[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v54[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v66[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v66[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v66[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v66[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v80[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+        v80[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+        v80[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+        v80[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
       }
+    }
+  }
+  // %4607 = contract f64[16] -> v81
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v67[(i0 * 32 + i1) * L + l], v54[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v67[(i0 * 32 + i1 + 8) * L + l], v54[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v67[(i0 * 32 + i1 + 16) * L + l], v54[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v67[(i0 * 32 + i1 + 24) * L + l], v54[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v81[(i0 * 4) * L + l] = acc0_v[l];
+      v81[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v81[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v81[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %4422 = contract f64[16] -> v82
@@ -11747,10 +11777,10 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v76[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v76[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v76[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v76[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v46[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -11768,18 +11798,25 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v83[i0 * L + l] = sigmoid(v82[i0 * L + l]);
     }
   }
+  // %4610 = reshape f64[16] -> v82
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = v81[i0 * L + l] * (v83[i0 * L + l] * (1.0f - v83[i0 * L + l]));
+    }
+  }
   // %4426 = contract f64[16,8] -> v84
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v84[(i0 * 8 + i1) * L + l] = v79[(i0 * 8 + i1) * L + l] * v83[i0 * L + l];
+        v84[(i0 * 8 + i1) * L + l] = v67[(i0 * 8 + i1) * L + l] * v83[i0 * L + l];
       }
     }
   }
-  // %4447 = contract f64[16,8] -> v85
-  // %4398 = contract f64[16,8] -> v86
-  // %4427 = contract f64[16,8] -> v87
+  // %4427 = contract f64[16,8] -> v85
+  // %4447 = contract f64[16,8] -> v86
+  // %4398 = contract f64[16,8] -> v87
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -11801,45 +11838,45 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v63[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v84[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v67[(i0 * 8 + i2) * L + l], acc4_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v84[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v69[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v63[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v84[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v67[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v84[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v69[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v63[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v84[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v67[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v84[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v69[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v63[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v84[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v67[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v84[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v69[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v85[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v85[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v85[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v85[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v85[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v85[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v85[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v85[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
         v86[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
         v86[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
         v86[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
         v86[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-        v87[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-        v87[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-        v87[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-        v87[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+        v87[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+        v87[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+        v87[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+        v87[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
@@ -11847,33 +11884,10 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v84[i0 * L + l] = (1.0f - square(v80[i0 * L + l])) * v87[i0 * L + l];
+      v84[i0 * L + l] = (1.0f - square(v79[i0 * L + l])) * v85[i0 * L + l];
     }
   }
-  // %4441 = mul f64[16,8] -> v80
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v80[(i0 * 8 + i1) * L + l] =
-            (1.0f - square(v68[(i0 * 8 + i1) * L + l])) *
-            (v86[(i0 * 8 + i1) * L + l] - (v84[(i0 * 8 + i1) * L + l] * (v57[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %4452 = mul f64[16,8] -> v86
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v86[(i0 * 8 + i1) * L + l] =
-            (v85[(i0 * 8 + i1) * L + l] -
-             (v80[(i0 * 8 + i1) * L + l] * (v61[i0 * L + l] * (T(h) * 0.5f)))) *
-            (1.0f - square(v64[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %4453 = contract f64[16] -> v57
+  // %4504 = contract f64[16] -> v81
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -11885,35 +11899,122 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v69[(i0 * 32 + i1) * L + l], v86[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v78[(i0 * 32 + i1) * L + l], v84[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v69[(i0 * 32 + i1 + 8) * L + l], v86[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v78[(i0 * 32 + i1 + 8) * L + l], v84[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v69[(i0 * 32 + i1 + 16) * L + l], v86[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v78[(i0 * 32 + i1 + 16) * L + l], v84[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v69[(i0 * 32 + i1 + 24) * L + l], v86[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v78[(i0 * 32 + i1 + 24) * L + l], v84[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v57[(i0 * 4) * L + l] = acc0_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v81[(i0 * 4) * L + l] = acc0_v[l];
+      v81[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v81[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v81[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4684 = sub f64[16,8] -> v61
+  // %4623 = reduce_sum f64[] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v49[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[l] = acc_v[l];
+  }
+  // %4628 = reduce_sum f64[] -> v79
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v49[i0 * L + l] - (v32[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v79[l] = acc_v[l];
+  }
+  // %4632 = reciprocal f64[] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[l] = T(1) / std::sqrt((v79[l] * 0.0078125f) + 1e-05f);
+  }
+  // %4441 = mul f64[16,8] -> v49
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v61[(i0 * 8 + i1) * L + l] =
-            v77[(i0 * 8 + i1) * L + l] -
-            (v62[(i0 * 8 + i1) * L + l] * (v57[i0 * L + l] * (T(h) * 0.5f)));
+        v49[(i0 * 8 + i1) * L + l] =
+            (1.0f - square(v78[(i0 * 8 + i1) * L + l])) *
+            (v87[(i0 * 8 + i1) * L + l] - (v84[(i0 * 8 + i1) * L + l] * (v73[i0 * L + l] * T(h))));
       }
     }
   }
-  // %3915 = contract f64[16,8] -> v77
+  // %4452 = mul f64[16,8] -> v79
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v79[(i0 * 8 + i1) * L + l] =
+            (v86[(i0 * 8 + i1) * L + l] -
+             (v49[(i0 * 8 + i1) * L + l] * (v72[i0 * L + l] * (T(h) * 0.5f)))) *
+            (1.0f - square(v77[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %4453 = contract f64[16] -> v72
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v71[(i0 * 32 + i1) * L + l], v79[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v71[(i0 * 32 + i1 + 8) * L + l], v79[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v71[(i0 * 32 + i1 + 16) * L + l], v79[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v71[(i0 * 32 + i1 + 24) * L + l], v79[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v72[(i0 * 4) * L + l] = acc0_v[l];
+      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4684 = sub f64[16,8] -> v85
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v85[(i0 * 8 + i1) * L + l] =
+            v66[(i0 * 8 + i1) * L + l] -
+            (v70[(i0 * 8 + i1) * L + l] * (v72[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %3915 = contract f64[16,8] -> v66
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -11927,39 +12028,39 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v59[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v59[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v59[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v59[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v66[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v66[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v66[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v66[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %4693 = mul f64[16,8] -> v85
+  // %4693 = mul f64[16,8] -> v86
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v85[(i0 * 8 + i1) * L + l] =
-            (1.0f - square(v69[(i0 * 8 + i1) * L + l])) *
-            (v77[(i0 * 8 + i1) * L + l] -
-             (v86[(i0 * 8 + i1) * L + l] * (v56[i0 * L + l] * (T(h) * 0.5f))));
+        v86[(i0 * 8 + i1) * L + l] =
+            (1.0f - square(v71[(i0 * 8 + i1) * L + l])) *
+            (v66[(i0 * 8 + i1) * L + l] -
+             (v79[(i0 * 8 + i1) * L + l] * (v75[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %4694 = contract f64[16,8] -> v69
-  // %4593 = contract f64[16,8] -> v77
-  // %4516 = contract f64[16,8] -> v87
+  // %4593 = contract f64[16,8] -> v66
+  // %4694 = contract f64[16,8] -> v71
+  // %4456 = contract f64[16,8] -> v87
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -11981,41 +12082,41 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v85[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v84[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v84[(i0 * 8 + i2) * L + l], acc4_v[l]);
+                               v86[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v80[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v79[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v85[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v84[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v84[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v86[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v80[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v79[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v85[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v84[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v84[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v86[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v80[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v79[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v85[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v84[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v84[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v86[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v80[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v79[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v69[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v69[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v69[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v69[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v77[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v66[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v66[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v66[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v66[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v71[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v71[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v71[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v71[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
         v87[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
         v87[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
         v87[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
@@ -12023,17 +12124,18 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %4695 = sub f64[16,8] -> v88
+  // %4596 = sub f64[16,8] -> v88
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v88[(i0 * 8 + i1) * L + l] =
-            (v61[(i0 * 8 + i1) * L + l] * v55[i0 * L + l]) - v69[(i0 * 8 + i1) * L + l];
+            (v54[(i0 * 8 + i1) * L + l] * v83[i0 * L + l]) -
+            (v66[(i0 * 8 + i1) * L + l] + (v69[(i0 * 8 + i1) * L + l] * (v81[i0 * L + l] * T(h))));
       }
     }
   }
-  // %4696 = contract f64[16] -> v56
+  // %4597 = contract f64[16] -> v73
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -12045,36 +12147,36 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v88[(i0 * 32 + i1) * L + l], v65[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v88[(i0 * 32 + i1) * L + l], v67[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 8) * L + l], v65[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v88[(i0 * 32 + i1 + 8) * L + l], v67[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 16) * L + l], v65[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v88[(i0 * 32 + i1 + 16) * L + l], v67[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 24) * L + l], v65[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v88[(i0 * 32 + i1 + 24) * L + l], v67[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v56[(i0 * 4) * L + l] = acc0_v[l];
-      v56[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v56[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v56[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 4) * L + l] = acc0_v[l];
+      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4699 = mul f64[16,8] -> v69
+  // %4600 = mul f64[16,8] -> v54
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v69[(i0 * 8 + i1) * L + l] =
-            (v88[(i0 * 8 + i1) * L + l] - v56[i0 * L + l]) * v65[(i0 * 8 + i1) * L + l];
+        v54[(i0 * 8 + i1) * L + l] =
+            v67[(i0 * 8 + i1) * L + l] * (v88[(i0 * 8 + i1) * L + l] - v73[i0 * L + l]);
       }
     }
   }
-  // %4701 = contract f64[16,128] -> v89
-  // %4602 = contract f64[16,128] -> v90
-  // %4525 = contract f64[16,128] -> v91
+  // %4602 = contract f64[16,128] -> v89
+  // %4701 = contract f64[16,128] -> v90
+  // %4464 = contract f64[16,128] -> v91
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -12096,28 +12198,28 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v85[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v84[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v84[(i0 * 8 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v86[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v80[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v85[(i0 * 8 + i2) * L + l],
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v79[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v84[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v84[(i0 * 8 + i2) * L + l],
+          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v86[(i0 * 8 + i2) * L + l],
                                acc5_v[l]);
-          acc9_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v80[(i0 * 8 + i2) * L + l],
+          acc9_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v79[(i0 * 8 + i2) * L + l],
                                acc9_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v85[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v84[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v84[(i0 * 8 + i2) * L + l],
+          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v86[(i0 * 8 + i2) * L + l],
                                acc6_v[l]);
-          acc10_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v80[(i0 * 8 + i2) * L + l],
+          acc10_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v79[(i0 * 8 + i2) * L + l],
                                 acc10_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v85[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v84[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
-          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v84[(i0 * 8 + i2) * L + l],
+          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v86[(i0 * 8 + i2) * L + l],
                                acc7_v[l]);
-          acc11_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v80[(i0 * 8 + i2) * L + l],
+          acc11_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v79[(i0 * 8 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
@@ -12138,7 +12240,17 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %4685 = contract f64[16] -> v56
+  // %4695 = sub f64[16,8] -> v66
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v66[(i0 * 8 + i1) * L + l] =
+            (v85[(i0 * 8 + i1) * L + l] * v74[i0 * L + l]) - v71[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4696 = contract f64[16] -> v73
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -12150,31 +12262,70 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v61[(i0 * 32 + i1) * L + l], v65[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v68[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v61[(i0 * 32 + i1 + 8) * L + l], v65[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v68[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v61[(i0 * 32 + i1 + 16) * L + l], v65[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v68[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v61[(i0 * 32 + i1 + 24) * L + l], v65[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v68[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v56[(i0 * 4) * L + l] = acc0_v[l];
-      v56[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v56[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v56[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 4) * L + l] = acc0_v[l];
+      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4688 = reshape f64[16] -> v82
+  // %4699 = mul f64[16,8] -> v69
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v69[(i0 * 8 + i1) * L + l] =
+            (v66[(i0 * 8 + i1) * L + l] - v73[i0 * L + l]) * v68[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4685 = contract f64[16] -> v73
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v85[(i0 * 32 + i1) * L + l], v68[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v85[(i0 * 32 + i1 + 8) * L + l], v68[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v85[(i0 * 32 + i1 + 16) * L + l], v68[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v85[(i0 * 32 + i1 + 24) * L + l], v68[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[(i0 * 4) * L + l] = acc0_v[l];
+      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4688 = reshape f64[16] -> v75
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v82[i0 * L + l] = ((1.0f - v55[i0 * L + l]) * v55[i0 * L + l]) * v56[i0 * L + l];
+      v75[i0 * L + l] = ((1.0f - v74[i0 * L + l]) * v74[i0 * L + l]) * v73[i0 * L + l];
     }
   }
-  // %2014 = reduce_sum f64[] -> v32
+  // %2014 = reduce_sum f64[] -> v73
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -12182,14 +12333,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v50[i0 * L + l];
+      acc_v[l] = acc_v[l] + v62[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v32[l] = acc_v[l];
+    v73[l] = acc_v[l];
   }
-  // %2019 = reduce_sum f64[] -> v34
+  // %2019 = reduce_sum f64[] -> v74
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -12197,19 +12348,54 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v50[i0 * L + l] - (v32[l] * 0.0078125f));
+      acc_v[l] = acc_v[l] + square(v62[i0 * L + l] - (v73[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc_v[l];
+    v74[l] = acc_v[l];
   }
-  // %2023 = reciprocal f64[] -> v32
+  // %2023 = reciprocal f64[] -> v73
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v32[l] = T(1) / std::sqrt((v34[l] * 0.0078125f) + 1e-05f);
+    v73[l] = T(1) / std::sqrt((v74[l] * 0.0078125f) + 1e-05f);
   }
-  // %4607 = contract f64[16] -> v55
+  // %2044 = reduce_sum f64[] -> v74
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v33[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v74[l] = acc_v[l];
+  }
+  // %2049 = reduce_sum f64[] -> v83
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v33[i0 * L + l] - (v74[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v83[l] = acc_v[l];
+  }
+  // %2053 = reciprocal f64[] -> v74
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v74[l] = T(1) / std::sqrt((v83[l] * 0.0078125f) + 1e-05f);
+  }
+  // %2591 = contract f64[16] -> v83
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -12221,89 +12407,13 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v79[(i0 * 32 + i1) * L + l], v78[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 8) * L + l], v78[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 16) * L + l], v78[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 24) * L + l], v78[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4610 = reshape f64[16] -> v56
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v56[i0 * L + l] = v55[i0 * L + l] * (v83[i0 * L + l] * (1.0f - v83[i0 * L + l]));
-    }
-  }
-  // %4504 = contract f64[16] -> v55
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v68[(i0 * 32 + i1) * L + l], v84[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v68[(i0 * 32 + i1 + 8) * L + l], v84[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v68[(i0 * 32 + i1 + 16) * L + l], v84[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v68[(i0 * 32 + i1 + 24) * L + l], v84[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4596 = sub f64[16,8] -> v50
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v50[(i0 * 8 + i1) * L + l] =
-            (v78[(i0 * 8 + i1) * L + l] * v83[i0 * L + l]) -
-            (v77[(i0 * 8 + i1) * L + l] + (v67[(i0 * 8 + i1) * L + l] * (v55[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %4597 = contract f64[16] -> v83
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v50[(i0 * 32 + i1) * L + l], v79[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v50[(i0 * 32 + i1 + 8) * L + l], v79[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v50[(i0 * 32 + i1 + 16) * L + l], v79[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v50[(i0 * 32 + i1 + 24) * L + l], v79[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -12314,17 +12424,25 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v83[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4600 = mul f64[16,8] -> v61
+  // %4657 = tanh f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v61[(i0 * 8 + i1) * L + l] =
-            v79[(i0 * 8 + i1) * L + l] * (v50[(i0 * 8 + i1) * L + l] - v83[i0 * L + l]);
+        v33[(i0 * 8 + i1) * L + l] = vm::tanh(
+            v12[(i0 * 8 + i1) * L + l] -
+            (v34[(i0 * 8 + i1) * L + l] + (v6[(i0 * 8 + i1) * L + l] * (v83[i0 * L + l] * T(h)))));
       }
     }
   }
-  // %4623 = reduce_sum f64[] -> v34
+  // %1852 = sigmoid f64[16,1,1] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = sigmoid(v18[i0 * L + l]);
+    }
+  }
+  // %4331 = reduce_sum f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -12332,69 +12450,34 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v75[i0 * L + l];
+      acc_v[l] = acc_v[l] + v52[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v18[l] = acc_v[l];
+  }
+  // %4336 = reduce_sum f64[] -> v34
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v52[i0 * L + l] - (v18[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v34[l] = acc_v[l];
   }
-  // %4628 = reduce_sum f64[] -> v83
+  // %4340 = reciprocal f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
+    v18[l] = T(1) / std::sqrt((v34[l] * 0.0078125f) + 1e-05f);
   }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v75[i0 * L + l] - (v34[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v83[l] = acc_v[l];
-  }
-  // %4632 = reciprocal f64[] -> v34
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v34[l] = T(1) / std::sqrt((v83[l] * 0.0078125f) + 1e-05f);
-  }
-  // %4580 = reduce_sum f64[] -> v83
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v35[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v83[l] = acc_v[l];
-  }
-  // %4585 = reduce_sum f64[] -> v50
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v35[i0 * L + l] - (v83[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v50[l] = acc_v[l];
-  }
-  // %4589 = reciprocal f64[] -> v83
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v83[l] = T(1) / std::sqrt((v50[l] * 0.0078125f) + 1e-05f);
-  }
-  // %2591 = contract f64[16] -> v35
+  // %4442 = contract f64[16] -> v34
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -12406,94 +12489,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v49[(i0 * 32 + i1) * L + l], v77[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v49[(i0 * 32 + i1 + 8) * L + l], v77[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v49[(i0 * 32 + i1 + 16) * L + l], v77[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v49[(i0 * 32 + i1 + 24) * L + l], v77[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4657 = tanh f64[16,8] -> v50
+  // %4445 = sub f64[16,8] -> v52
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v50[(i0 * 8 + i1) * L + l] = vm::tanh(
-            v15[(i0 * 8 + i1) * L + l] -
-            (v36[(i0 * 8 + i1) * L + l] + (v14[(i0 * 8 + i1) * L + l] * (v35[i0 * L + l] * T(h)))));
+        v52[(i0 * 8 + i1) * L + l] =
+            v80[(i0 * 8 + i1) * L + l] -
+            (v64[(i0 * 8 + i1) * L + l] * (v34[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1852 = sigmoid f64[16,1,1] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %4507 = sub f64[16,8] -> v36
+  // %4458 = sub f64[16,8] -> v62
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 8 + i1) * L + l] =
-            v81[(i0 * 8 + i1) * L + l] - (v79[(i0 * 8 + i1) * L + l] * (v55[i0 * L + l] * T(h)));
+        v62[(i0 * 8 + i1) * L + l] =
+            (v52[(i0 * 8 + i1) * L + l] * v56[i0 * L + l]) -
+            (v87[(i0 * 8 + i1) * L + l] +
+             (v65[(i0 * 8 + i1) * L + l] * (v72[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %4442 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v80[(i0 * 32 + i1) * L + l], v64[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v80[(i0 * 32 + i1 + 8) * L + l], v64[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v80[(i0 * 32 + i1 + 16) * L + l], v64[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v80[(i0 * 32 + i1 + 24) * L + l], v64[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4519 = sub f64[16,8] -> v67
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v67[(i0 * 8 + i1) * L + l] =
-            (v36[(i0 * 8 + i1) * L + l] * v60[i0 * L + l]) -
-            ((v63[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
-             v87[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %4520 = contract f64[16] -> v55
-  // %4508 = contract f64[16] -> v63
+  // %4469 = contract f64[16] -> v72
+  // %4459 = contract f64[16] -> v65
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -12509,47 +12546,106 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v67[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v36[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v70[(i0 * 32 + i1) * L + l], v52[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v70[(i0 * 32 + i1) * L + l], v62[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v67[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v70[(i0 * 32 + i1 + 8) * L + l], v52[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v36[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v70[(i0 * 32 + i1 + 8) * L + l], v62[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v67[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v70[(i0 * 32 + i1 + 16) * L + l], v52[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v36[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v70[(i0 * 32 + i1 + 16) * L + l], v62[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v67[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v70[(i0 * 32 + i1 + 24) * L + l], v52[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v36[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v70[(i0 * 32 + i1 + 24) * L + l], v62[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v63[(i0 * 4) * L + l] = acc4_v[l];
-      v63[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v63[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v63[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v72[(i0 * 4) * L + l] = acc0_v[l];
+      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v65[(i0 * 4) * L + l] = acc4_v[l];
+      v65[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v65[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v65[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %4523 = mul f64[16,8] -> v36
+  // %4472 = reshape f64[16] -> v52
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v52[i0 * L + l] = ((1.0f - v56[i0 * L + l]) * v56[i0 * L + l]) * v72[i0 * L + l];
+    }
+  }
+  // %4611 = contract f64[128] -> v56
+  // %4689 = contract f64[128] -> v66
+  // %4473 = contract f64[128] -> v71
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v82[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v75[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v52[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v82[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v75[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v52[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v82[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v75[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v52[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v82[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v75[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v52[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v56[(i0 * 4) * L + l] = acc0_v[l];
+      v56[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v56[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v56[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v66[(i0 * 4) * L + l] = acc4_v[l];
+      v66[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v66[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v66[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v71[(i0 * 4) * L + l] = acc8_v[l];
+      v71[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v71[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v71[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %4462 = mul f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 8 + i1) * L + l] =
-            v66[(i0 * 8 + i1) * L + l] * (v67[(i0 * 8 + i1) * L + l] - v55[i0 * L + l]);
+        v77[(i0 * 8 + i1) * L + l] =
+            v70[(i0 * 8 + i1) * L + l] * (v62[(i0 * 8 + i1) * L + l] - v65[i0 * L + l]);
       }
     }
   }
-  // %4700 = contract f64[16,128] -> v92
-  // %4601 = contract f64[16,128] -> v93
-  // %4524 = contract f64[16,128] -> v94
+  // %4601 = contract f64[16,128] -> v92
+  // %4700 = contract f64[16,128] -> v93
+  // %4463 = contract f64[16,128] -> v94
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -12571,28 +12667,28 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v69[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v54[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v61[(i0 * 8 + i2) * L + l], acc4_v[l]);
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v69[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v36[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v69[(i0 * 8 + i2) * L + l],
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v77[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v54[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v61[(i0 * 8 + i2) * L + l],
+          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v69[(i0 * 8 + i2) * L + l],
                                acc5_v[l]);
-          acc9_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v36[(i0 * 8 + i2) * L + l],
+          acc9_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v77[(i0 * 8 + i2) * L + l],
                                acc9_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v69[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v54[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v61[(i0 * 8 + i2) * L + l],
+          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v69[(i0 * 8 + i2) * L + l],
                                acc6_v[l]);
-          acc10_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v36[(i0 * 8 + i2) * L + l],
+          acc10_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v77[(i0 * 8 + i2) * L + l],
                                 acc10_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v69[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v54[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
-          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v61[(i0 * 8 + i2) * L + l],
+          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v69[(i0 * 8 + i2) * L + l],
                                acc7_v[l]);
-          acc11_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v36[(i0 * 8 + i2) * L + l],
+          acc11_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v77[(i0 * 8 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
@@ -12613,7 +12709,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %4703 = reduce_sum f64[128] -> v67
+  // %4604 = reduce_sum f64[128] -> v62
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -12627,10 +12723,63 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v67[i0 * L + l] = acc_v[l];
+      v62[i0 * L + l] = acc_v[l];
     }
   }
-  // %4604 = reduce_sum f64[128] -> v68
+  // %4612 = add f64[128] -> v65
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = v56[i0 * L + l] + v62[i0 * L + l];
+    }
+  }
+  // %4613 = mul f64[128] -> v56
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v56[i0 * L + l] = ln2_gain[i0] * v65[i0 * L + l];
+    }
+  }
+  // %4614 = reduce_sum f64[] -> v72
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v56[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v72[l] = acc_v[l];
+  }
+  // %4618 = contract f64[] -> v62
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v56[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v62[l] = acc0_v[l];
+  }
+  // %4634 = mul f64[128] -> v80
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v80[i0 * L + l] =
+          ((v56[i0 * L + l] - (v72[l] * 0.0078125f)) - ((v62[l] * 0.0078125f) * v21[i0 * L + l])) *
+          v32[l];
+    }
+  }
+  // %4703 = reduce_sum f64[128] -> v56
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -12644,10 +12793,63 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v68[i0 * L + l] = acc_v[l];
+      v56[i0 * L + l] = acc_v[l];
     }
   }
-  // %4527 = reduce_sum f64[128] -> v75
+  // %4704 = add f64[128] -> v62
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v62[i0 * L + l] = v56[i0 * L + l] + v66[i0 * L + l];
+    }
+  }
+  // %4705 = mul f64[128] -> v56
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v56[i0 * L + l] = ln2_gain[i0] * v62[i0 * L + l];
+    }
+  }
+  // %4706 = reduce_sum f64[] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v56[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[l] = acc_v[l];
+  }
+  // %4710 = contract f64[] -> v72
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v56[i0 * L + l], v61[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v72[l] = acc0_v[l];
+  }
+  // %4715 = mul f64[128] -> v66
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[i0 * L + l] =
+          ((v56[i0 * L + l] - (v32[l] * 0.0078125f)) - ((v72[l] * 0.0078125f) * v61[i0 * L + l])) *
+          v73[l];
+    }
+  }
+  // %4466 = reduce_sum f64[128] -> v56
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -12656,88 +12858,29 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v94[(i0 + i1 * 128) * L + l] + v91[(i0 + i1 * 128) * L + l]);
+        acc_v[l] = acc_v[l] + (v91[(i0 + i1 * 128) * L + l] + v94[(i0 + i1 * 128) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] = acc_v[l];
+      v56[i0 * L + l] = acc_v[l];
     }
   }
-  // %4513 = reshape f64[16] -> v55
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v55[i0 * L + l] = (v60[i0 * L + l] * (1.0f - v60[i0 * L + l])) * v63[i0 * L + l];
-    }
-  }
-  // %4689 = contract f64[128] -> v60
-  // %4611 = contract f64[128] -> v63
-  // %4514 = contract f64[128] -> v77
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v82[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v56[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v55[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v82[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v56[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v55[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v82[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v56[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v55[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v82[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v56[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v55[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v60[(i0 * 4) * L + l] = acc0_v[l];
-      v60[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v60[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v60[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v63[(i0 * 4) * L + l] = acc4_v[l];
-      v63[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v63[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v63[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v77[(i0 * 4) * L + l] = acc8_v[l];
-      v77[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v77[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v77[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %4704 = add f64[128] -> v78
+  // %4474 = add f64[128] -> v85
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v78[i0 * L + l] = v67[i0 * L + l] + v60[i0 * L + l];
+      v85[i0 * L + l] = v71[i0 * L + l] + v56[i0 * L + l];
     }
   }
-  // %4705 = mul f64[128] -> v60
+  // %4475 = mul f64[128] -> v56
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = ln2_gain[i0] * v78[i0 * L + l];
+      v56[i0 * L + l] = ln2_gain[i0] * v85[i0 * L + l];
     }
   }
-  // %4706 = reduce_sum f64[] -> v67
+  // %4476 = reduce_sum f64[] -> v32
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -12745,67 +12888,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v60[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v67[l] = acc_v[l];
-  }
-  // %4710 = contract f64[] -> v81
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v60[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v81[l] = acc0_v[l];
-  }
-  // %4715 = mul f64[128] -> v87
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v87[i0 * L + l] =
-          ((v60[i0 * L + l] - (v67[l] * 0.0078125f)) - ((v81[l] * 0.0078125f) * v11[i0 * L + l])) *
-          v32[l];
-    }
-  }
-  // %4612 = add f64[128] -> v60
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = v63[i0 * L + l] + v68[i0 * L + l];
-    }
-  }
-  // %4613 = mul f64[128] -> v63
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v63[i0 * L + l] = ln2_gain[i0] * v60[i0 * L + l];
-    }
-  }
-  // %4614 = reduce_sum f64[] -> v32
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v63[i0 * L + l];
+      acc_v[l] = acc_v[l] + v56[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v32[l] = acc_v[l];
   }
-  // %4618 = contract f64[] -> v67
+  // %4480 = contract f64[] -> v72
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -12813,113 +12903,24 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v63[i0 * L + l], v74[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v48[i0 * L + l], v56[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v67[l] = acc0_v[l];
+    v72[l] = acc0_v[l];
   }
-  // %4634 = mul f64[128] -> v68
+  // %4485 = mul f64[128] -> v71
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v68[i0 * L + l] =
-          ((v63[i0 * L + l] - (v32[l] * 0.0078125f)) - ((v67[l] * 0.0078125f) * v74[i0 * L + l])) *
-          v34[l];
+      v71[i0 * L + l] = v18[l] * ((v56[i0 * L + l] - (v32[l] * 0.0078125f)) -
+                                  (v48[i0 * L + l] * (v72[l] * 0.0078125f)));
     }
   }
-  // %4528 = add f64[128] -> v63
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v63[i0 * L + l] = v75[i0 * L + l] + v77[i0 * L + l];
-    }
-  }
-  // %4529 = mul f64[128] -> v67
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v67[i0 * L + l] = v63[i0 * L + l] * ln2_gain[i0];
-    }
-  }
-  // %4530 = reduce_sum f64[] -> v32
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v67[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v32[l] = acc_v[l];
-  }
-  // %4534 = contract f64[] -> v34
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v67[i0 * L + l], v49[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc0_v[l];
-  }
-  // %4539 = reduce_sum f64[] -> v75
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v53[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v75[l] = acc_v[l];
-  }
-  // %4544 = reduce_sum f64[] -> v77
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v53[i0 * L + l] - (v75[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v77[l] = acc_v[l];
-  }
-  // %4548 = reciprocal f64[] -> v53
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v53[l] = T(1) / std::sqrt((v77[l] * 0.0078125f) + 1e-05f);
-  }
-  // %4550 = mul f64[128] -> v75
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] =
-          ((v67[i0 * L + l] - (v32[l] * 0.0078125f)) - (v49[i0 * L + l] * (v34[l] * 0.0078125f))) *
-          v53[l];
-    }
-  }
-  // %4716 = contract f64[64] -> v53
-  // %4635 = contract f64[64] -> v67
-  // %4563 = contract f64[64] -> v77
+  // %4635 = contract f64[64] -> v56
+  // %4716 = contract f64[64] -> v87
+  // %4486 = contract f64[64] -> v88
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -12939,51 +12940,51 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v87[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v68[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v75[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v87[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v68[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v75[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v87[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v68[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v75[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v87[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v68[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v75[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v80[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v66[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v71[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v80[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v66[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v71[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v80[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v66[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v71[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v80[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v66[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v71[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[(i0 * 4) * L + l] = acc0_v[l];
-      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v67[(i0 * 4) * L + l] = acc4_v[l];
-      v67[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v67[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v67[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v77[(i0 * 4) * L + l] = acc8_v[l];
-      v77[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v77[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v77[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v56[(i0 * 4) * L + l] = acc0_v[l];
+      v56[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v56[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v56[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v87[(i0 * 4) * L + l] = acc4_v[l];
+      v87[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v87[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v87[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v88[(i0 * 4) * L + l] = acc8_v[l];
+      v88[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v88[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v88[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %4717 = mul f64[64] -> v81
+  // %4637 = mul f64[64] -> v89
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v81[i0 * L + l] = step(v44[i0 * L + l]) * v53[i0 * L + l];
+      v89[i0 * L + l] = step(v43[i0 * L + l]) * v56[i0 * L + l];
     }
   }
-  // %4637 = mul f64[64] -> v44
+  // %4717 = mul f64[64] -> v43
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = step(v73[i0 * L + l]) * v67[i0 * L + l];
+      v43[i0 * L + l] = step(v60[i0 * L + l]) * v87[i0 * L + l];
     }
   }
-  // %4551 = reduce_sum f64[] -> v32
+  // %4310 = reduce_sum f64[] -> v32
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -12991,14 +12992,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v21[i0 * L + l];
+      acc_v[l] = acc_v[l] + v15[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v32[l] = acc_v[l];
   }
-  // %4556 = reduce_sum f64[] -> v34
+  // %4315 = reduce_sum f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -13006,28 +13007,28 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v21[i0 * L + l] - (v32[l] * 0.0078125f));
+      acc_v[l] = acc_v[l] + square(v15[i0 * L + l] - (v32[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc_v[l];
+    v18[l] = acc_v[l];
   }
-  // %4560 = reciprocal f64[] -> v32
+  // %4319 = reciprocal f64[] -> v32
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v32[l] = T(1) / std::sqrt((v34[l] * 0.0078125f) + 1e-05f);
+    v32[l] = T(1) / std::sqrt((v18[l] * 0.0078125f) + 1e-05f);
   }
-  // %4564 = mul f64[64] -> v73
+  // %4487 = mul f64[64] -> v60
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = step(v46[i0 * L + l]) * v77[i0 * L + l];
+      v60[i0 * L + l] = v88[i0 * L + l] * step(v45[i0 * L + l]);
     }
   }
-  // %4718 = contract f64[128] -> v21
-  // %4638 = contract f64[128] -> v53
-  // %4565 = contract f64[128] -> v67
+  // %4638 = contract f64[128] -> v15
+  // %4718 = contract f64[128] -> v56
+  // %4488 = contract f64[128] -> v87
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -13047,44 +13048,44 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v81[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v44[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v73[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v81[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v44[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v73[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v81[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v44[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v73[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v81[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v44[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v73[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v89[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v43[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v60[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v89[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v43[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v60[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v89[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v43[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v60[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v89[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v43[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v60[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v53[(i0 * 4) * L + l] = acc4_v[l];
-      v53[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v53[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v53[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v67[(i0 * 4) * L + l] = acc8_v[l];
-      v67[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v67[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v67[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v56[(i0 * 4) * L + l] = acc4_v[l];
+      v56[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v56[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v56[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v87[(i0 * 4) * L + l] = acc8_v[l];
+      v87[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v87[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v87[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %4719 = mul f64[128] -> v77
+  // %4639 = mul f64[128] -> v88
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v77[i0 * L + l] = ff1_norm_gain[i0] * v21[i0 * L + l];
+      v88[i0 * L + l] = v15[i0 * L + l] * ff1_norm_gain[i0];
     }
   }
-  // %4720 = reduce_sum f64[] -> v34
+  // %4640 = reduce_sum f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -13092,14 +13093,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v77[i0 * L + l];
+      acc_v[l] = acc_v[l] + v88[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc_v[l];
+    v18[l] = acc_v[l];
   }
-  // %4724 = contract f64[] -> v46
+  // %4644 = contract f64[] -> v72
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -13107,31 +13108,29 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v77[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v88[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v46[l] = acc0_v[l];
+    v72[l] = acc0_v[l];
   }
-  // %4731 = reshape f64[16,8] -> v88
+  // %4651 = reshape f64[16,8] -> v90
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v88[i0 * L + l] =
-          (((v77[i0 * L + l] - (v34[l] * 0.0078125f)) - ((v46[l] * 0.0078125f) * v22[i0 * L + l])) *
-           v31[l]) +
-          v87[i0 * L + l];
+      v90[i0 * L + l] = v80[i0 * L + l] + (v10[l] * ((v88[i0 * L + l] - (v18[l] * 0.0078125f)) -
+                                                     ((v72[l] * 0.0078125f) * v20[i0 * L + l])));
     }
   }
-  // %4639 = mul f64[128] -> v77
+  // %4719 = mul f64[128] -> v88
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v77[i0 * L + l] = v53[i0 * L + l] * ff1_norm_gain[i0];
+      v88[i0 * L + l] = ff1_norm_gain[i0] * v56[i0 * L + l];
     }
   }
-  // %4640 = reduce_sum f64[] -> v31
+  // %4720 = reduce_sum f64[] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -13139,14 +13138,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v77[i0 * L + l];
+      acc_v[l] = acc_v[l] + v88[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
+    v10[l] = acc_v[l];
   }
-  // %4644 = contract f64[] -> v34
+  // %4724 = contract f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -13154,29 +13153,31 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v77[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v88[i0 * L + l], v57[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc0_v[l];
+    v18[l] = acc0_v[l];
   }
-  // %4651 = reshape f64[16,8] -> v89
+  // %4731 = reshape f64[16,8] -> v91
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v89[i0 * L + l] = v68[i0 * L + l] + (v83[l] * ((v77[i0 * L + l] - (v31[l] * 0.0078125f)) -
-                                                     ((v34[l] * 0.0078125f) * v18[i0 * L + l])));
+      v91[i0 * L + l] =
+          (((v88[i0 * L + l] - (v10[l] * 0.0078125f)) - ((v18[l] * 0.0078125f) * v57[i0 * L + l])) *
+           v74[l]) +
+          v66[i0 * L + l];
     }
   }
-  // %4566 = mul f64[128] -> v77
+  // %4489 = mul f64[128] -> v88
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v77[i0 * L + l] = ff1_norm_gain[i0] * v67[i0 * L + l];
+      v88[i0 * L + l] = v87[i0 * L + l] * ff1_norm_gain[i0];
     }
   }
-  // %4567 = reduce_sum f64[] -> v31
+  // %4490 = reduce_sum f64[] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -13184,14 +13185,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v77[i0 * L + l];
+      acc_v[l] = acc_v[l] + v88[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
+    v10[l] = acc_v[l];
   }
-  // %4571 = contract f64[] -> v34
+  // %4494 = contract f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -13199,24 +13200,513 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v77[i0 * L + l], v39[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v38[i0 * L + l], v88[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc0_v[l];
+    v18[l] = acc0_v[l];
   }
-  // %4578 = reshape f64[16,8] -> v90
+  // %4501 = reshape f64[16,8] -> v92
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v90[i0 * L + l] = v75[i0 * L + l] + (v32[l] * ((v77[i0 * L + l] - (v31[l] * 0.0078125f)) -
-                                                     (v39[i0 * L + l] * (v34[l] * 0.0078125f))));
+      v92[i0 * L + l] = v71[i0 * L + l] + (v32[l] * ((v88[i0 * L + l] - (v10[l] * 0.0078125f)) -
+                                                     (v38[i0 * L + l] * (v18[l] * 0.0078125f))));
     }
   }
-  // %3839 = contract f64[16,8] -> v77
-  // %3859 = contract f64[16,8] -> v91
-  // %4003 = contract f64[16,8] -> v92
+  // %4503 = contract f64[16,8] -> v88
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v78[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v78[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v78[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v78[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v88[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v88[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v88[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v88[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+      }
+    }
+  }
+  // %4507 = sub f64[16,8] -> v78
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v78[(i0 * 8 + i1) * L + l] =
+            v88[(i0 * 8 + i1) * L + l] - (v67[(i0 * 8 + i1) * L + l] * (v81[i0 * L + l] * T(h)));
+      }
+    }
+  }
+  // %4516 = contract f64[16,8] -> v88
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v49[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v49[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v49[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v49[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v88[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v88[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v88[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v88[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4519 = sub f64[16,8] -> v93
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v93[(i0 * 8 + i1) * L + l] =
+            (v78[(i0 * 8 + i1) * L + l] * v55[i0 * L + l]) -
+            ((v76[(i0 * 8 + i1) * L + l] * (v34[i0 * L + l] * (T(h) * 0.5f))) +
+             v88[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %4520 = contract f64[16] -> v18
+  // %4508 = contract f64[16] -> v72
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v93[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v78[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v93[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v78[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v93[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v78[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v93[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v78[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v72[(i0 * 4) * L + l] = acc4_v[l];
+      v72[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v72[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v72[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %4523 = mul f64[16,8] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 8 + i1) * L + l] =
+            v64[(i0 * 8 + i1) * L + l] * (v93[(i0 * 8 + i1) * L + l] - v18[i0 * L + l]);
+      }
+    }
+  }
+  // %4524 = contract f64[16,128] -> v93
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v34[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v34[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v34[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v34[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v93[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v93[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v93[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v93[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4525 = contract f64[16,128] -> v94
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v49[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v49[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v49[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v49[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v94[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v94[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v94[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v94[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4527 = reduce_sum f64[128] -> v76
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v93[(i0 + i1 * 128) * L + l] + v94[(i0 + i1 * 128) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v76[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %4513 = reshape f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = (v55[i0 * L + l] * (1.0f - v55[i0 * L + l])) * v72[i0 * L + l];
+    }
+  }
+  // %4514 = contract f64[128] -> v55
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v18[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[(i0 * 4) * L + l] = acc0_v[l];
+      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4528 = add f64[128] -> v78
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v78[i0 * L + l] = v76[i0 * L + l] + v55[i0 * L + l];
+    }
+  }
+  // %4529 = mul f64[128] -> v55
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[i0 * L + l] = v78[i0 * L + l] * ln2_gain[i0];
+    }
+  }
+  // %4530 = reduce_sum f64[] -> v10
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v55[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = acc_v[l];
+  }
+  // %4534 = contract f64[] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v55[i0 * L + l], v47[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[l] = acc0_v[l];
+  }
+  // %4539 = reduce_sum f64[] -> v72
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v50[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v72[l] = acc_v[l];
+  }
+  // %4544 = reduce_sum f64[] -> v73
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v50[i0 * L + l] - (v72[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v73[l] = acc_v[l];
+  }
+  // %4548 = reciprocal f64[] -> v72
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v72[l] = T(1) / std::sqrt((v73[l] * 0.0078125f) + 1e-05f);
+  }
+  // %4550 = mul f64[128] -> v50
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v50[i0 * L + l] =
+          ((v55[i0 * L + l] - (v10[l] * 0.0078125f)) - (v47[i0 * L + l] * (v32[l] * 0.0078125f))) *
+          v72[l];
+    }
+  }
+  // %4551 = reduce_sum f64[] -> v10
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v36[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = acc_v[l];
+  }
+  // %4556 = reduce_sum f64[] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v36[i0 * L + l] - (v10[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[l] = acc_v[l];
+  }
+  // %4560 = reciprocal f64[] -> v10
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = T(1) / std::sqrt((v32[l] * 0.0078125f) + 1e-05f);
+  }
+  // %4563 = contract f64[64] -> v45
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v45[(i0 * 4) * L + l] = acc0_v[l];
+      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4564 = mul f64[64] -> v36
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = step(v44[i0 * L + l]) * v45[i0 * L + l];
+    }
+  }
+  // %4565 = contract f64[128] -> v55
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[(i0 * 4) * L + l] = acc0_v[l];
+      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4566 = mul f64[128] -> v76
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v76[i0 * L + l] = ff1_norm_gain[i0] * v55[i0 * L + l];
+    }
+  }
+  // %4567 = reduce_sum f64[] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v76[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[l] = acc_v[l];
+  }
+  // %4571 = contract f64[] -> v72
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v76[i0 * L + l], v35[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v72[l] = acc0_v[l];
+  }
+  // %4578 = reshape f64[16,8] -> v88
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v88[i0 * L + l] = v50[i0 * L + l] + (v10[l] * ((v76[i0 * L + l] - (v32[l] * 0.0078125f)) -
+                                                     (v35[i0 * L + l] * (v72[l] * 0.0078125f))));
+    }
+  }
+  // %5512 = add f64[16,8] -> v76
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v76[i0 * L + l] = v92[i0 * L + l] + v88[i0 * L + l];
+    }
+  }
+  // %3839 = contract f64[16,8] -> v93
+  // %3859 = contract f64[16,8] -> v94
+  // %4003 = contract f64[16,8] -> v95
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -13238,621 +13728,144 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v33[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc4_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v33[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v33[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v19[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v16[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v33[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v19[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v16[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-        v91[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-        v91[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-        v91[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-        v91[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-        v92[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-        v92[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-        v92[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-        v92[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+        v93[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v93[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v93[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v93[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v94[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v94[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v94[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v94[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v95[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v95[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v95[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v95[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %4660 = mul f64[16,8] -> v93
+  // %4660 = mul f64[16,8] -> v96
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v93[(i0 * 8 + i1) * L + l] = (1.0f - square(v50[(i0 * 8 + i1) * L + l])) *
-                                     (v77[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]);
+        v96[(i0 * 8 + i1) * L + l] = (1.0f - square(v33[(i0 * 8 + i1) * L + l])) *
+                                     (v93[(i0 * 8 + i1) * L + l] * v12[i0 * L + l]);
       }
     }
   }
-  // %4663 = add f64[16,8] -> v94
+  // %4663 = add f64[16,8] -> v97
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v94[(i0 * 8 + i1) * L + l] = ((v89[(i0 * 8 + i1) * L + l] * (v12[i0 * L + l] * T(h))) -
-                                      (v93[(i0 * 8 + i1) * L + l] * (v35[i0 * L + l] * T(h)))) +
-                                     v91[(i0 * 8 + i1) * L + l];
+        v97[(i0 * 8 + i1) * L + l] = ((v90[(i0 * 8 + i1) * L + l] * (v23[i0 * L + l] * T(h))) -
+                                      (v96[(i0 * 8 + i1) * L + l] * (v83[i0 * L + l] * T(h)))) +
+                                     v94[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %4667 = mul f64[16,8] -> v12
+  // %4667 = mul f64[16,8] -> v98
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] = (v94[(i0 * 8 + i1) * L + l] * v6[i0 * L + l]) *
-                                     (1.0f - square(v70[(i0 * 8 + i1) * L + l]));
+        v98[(i0 * 8 + i1) * L + l] = (v97[(i0 * 8 + i1) * L + l] * v14[i0 * L + l]) *
+                                     (1.0f - square(v28[(i0 * 8 + i1) * L + l]));
       }
     }
   }
-  // %4331 = reduce_sum f64[] -> v32
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v51[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v32[l] = acc_v[l];
-  }
-  // %4336 = reduce_sum f64[] -> v31
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v51[i0 * L + l] - (v32[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
-  }
-  // %4340 = reciprocal f64[] -> v32
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v32[l] = T(1) / std::sqrt((v31[l] * 0.0078125f) + 1e-05f);
-  }
-  // %4356 = contract f64[16,8] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %4445 = sub f64[16,8] -> v51
+  // %4670 = add f64[16,8] -> v99
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v51[(i0 * 8 + i1) * L + l] =
-            v35[(i0 * 8 + i1) * L + l] -
-            (v66[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
+        v99[(i0 * 8 + i1) * L + l] =
+            v94[(i0 * 8 + i1) * L + l] +
+            ((v88[(i0 * 8 + i1) * L + l] * (v30[i0 * L + l] * (T(h) * 0.5f))) -
+             (v98[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %4464 = contract f64[16,128] -> v95
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v86[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v86[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v86[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v86[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v95[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v95[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v95[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v95[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %4456 = contract f64[16,8] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v86[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v86[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v86[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v86[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %4458 = sub f64[16,8] -> v64
+  // %4674 = mul f64[16,8] -> v94
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v64[(i0 * 8 + i1) * L + l] =
-            (v51[(i0 * 8 + i1) * L + l] * v58[i0 * L + l]) -
-            (v35[(i0 * 8 + i1) * L + l] +
-             (v59[(i0 * 8 + i1) * L + l] * (v57[i0 * L + l] * (T(h) * 0.5f))));
+        v94[(i0 * 8 + i1) * L + l] = (v99[(i0 * 8 + i1) * L + l] * v14[i0 * L + l]) *
+                                     (1.0f - square(v26[(i0 * 8 + i1) * L + l]));
       }
     }
   }
-  // %4469 = contract f64[16] -> v8
-  // %4459 = contract f64[16] -> v57
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %4865 = add f64[16,8] -> v100
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v62[(i0 * 32 + i1) * L + l], v51[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v62[(i0 * 32 + i1) * L + l], v64[(i0 * 32 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 8) * L + l], v51[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 8) * L + l], v64[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 16) * L + l], v51[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 16) * L + l], v64[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 24) * L + l], v51[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 24) * L + l], v64[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v57[(i0 * 4) * L + l] = acc4_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v100[i0 * L + l] = v98[i0 * L + l] + v94[i0 * L + l];
     }
   }
-  // %4472 = reshape f64[16] -> v83
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v83[i0 * L + l] = ((1.0f - v58[i0 * L + l]) * v58[i0 * L + l]) * v8[i0 * L + l];
-    }
-  }
-  // %4473 = contract f64[128] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v83[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v83[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v83[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v83[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4462 = mul f64[16,8] -> v51
+  // %4740 = add f64[16,8] -> v101
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v51[(i0 * 8 + i1) * L + l] =
-            v62[(i0 * 8 + i1) * L + l] * (v64[(i0 * 8 + i1) * L + l] - v57[i0 * L + l]);
+        v101[(i0 * 8 + i1) * L + l] =
+            ((v92[(i0 * 8 + i1) * L + l] * (v25[i0 * L + l] * (T(h) * 0.5f))) -
+             (v94[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f)))) +
+            v95[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %4463 = contract f64[16,128] -> v96
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v51[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v51[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v51[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v51[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v96[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v96[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v96[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v96[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %4466 = reduce_sum f64[128] -> v59
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v95[(i0 + i1 * 128) * L + l] + v96[(i0 + i1 * 128) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %4474 = add f64[128] -> v64
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = v35[i0 * L + l] + v59[i0 * L + l];
-    }
-  }
-  // %4475 = mul f64[128] -> v35
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = ln2_gain[i0] * v64[i0 * L + l];
-    }
-  }
-  // %4476 = reduce_sum f64[] -> v31
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v35[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
-  }
-  // %4480 = contract f64[] -> v34
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v48[i0 * L + l], v35[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc0_v[l];
-  }
-  // %4485 = mul f64[128] -> v59
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = v32[l] * ((v35[i0 * L + l] - (v31[l] * 0.0078125f)) -
-                                  (v48[i0 * L + l] * (v34[l] * 0.0078125f)));
-    }
-  }
-  // %4310 = reduce_sum f64[] -> v32
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v26[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v32[l] = acc_v[l];
-  }
-  // %4315 = reduce_sum f64[] -> v31
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v26[i0 * L + l] - (v32[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
-  }
-  // %4319 = reciprocal f64[] -> v32
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v32[l] = T(1) / std::sqrt((v31[l] * 0.0078125f) + 1e-05f);
-  }
-  // %4486 = contract f64[64] -> v46
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v59[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v59[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v59[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v59[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[(i0 * 4) * L + l] = acc0_v[l];
-      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4487 = mul f64[64] -> v26
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v46[i0 * L + l] * step(v45[i0 * L + l]);
-    }
-  }
-  // %4488 = contract f64[128] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4489 = mul f64[128] -> v95
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v95[i0 * L + l] = v35[i0 * L + l] * ff1_norm_gain[i0];
-    }
-  }
-  // %4490 = reduce_sum f64[] -> v31
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v95[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
-  }
-  // %4494 = contract f64[] -> v34
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v25[i0 * L + l], v95[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc0_v[l];
-  }
-  // %4501 = reshape f64[16,8] -> v96
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v96[i0 * L + l] = v59[i0 * L + l] + (v32[l] * ((v95[i0 * L + l] - (v31[l] * 0.0078125f)) -
-                                                     (v25[i0 * L + l] * (v34[l] * 0.0078125f))));
-    }
-  }
-  // %4670 = add f64[16,8] -> v95
+  // %4742 = mul f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v95[(i0 * 8 + i1) * L + l] =
-            v91[(i0 * 8 + i1) * L + l] +
-            ((v90[(i0 * 8 + i1) * L + l] * (v28[i0 * L + l] * (T(h) * 0.5f))) -
-             (v12[(i0 * 8 + i1) * L + l] * (v29[i0 * L + l] * (T(h) * 0.5f))));
+        v7[(i0 * 8 + i1) * L + l] = (v101[(i0 * 8 + i1) * L + l] * v19[i0 * L + l]) *
+                                    (1.0f - square(v22[(i0 * 8 + i1) * L + l]));
       }
     }
   }
-  // %4674 = mul f64[16,8] -> v91
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v91[(i0 * 8 + i1) * L + l] = (v95[(i0 * 8 + i1) * L + l] * v6[i0 * L + l]) *
-                                     (1.0f - square(v37[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %4740 = add f64[16,8] -> v97
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v97[(i0 * 8 + i1) * L + l] =
-            ((v96[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) -
-             (v91[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f)))) +
-            v92[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %4742 = mul f64[16,8] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1) * L + l] = (v97[(i0 * 8 + i1) * L + l] * v9[i0 * L + l]) *
-                                     (1.0f - square(v24[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %4744 = sub f64[16,8,8] -> d.W1
+  // %5519 = sub f64[16,8,8] -> d.W1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W1[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (((((v13[(i0 * 8 + i2) * L + l] * v88[(i0 * 8 + i1) * L + l]) +
-                  z1_bar_W1[(i0 * 64 + i1 * 8 + i2) * L + l]) +
-                 ((v30[(i0 * 8 + i2) * L + l] * v89[(i0 * 8 + i1) * L + l]) -
-                  (v93[(i0 * 8 + i1) * L + l] * v33[(i0 * 8 + i2) * L + l]))) +
-                ((v90[(i0 * 8 + i1) * L + l] * v16[(i0 * 8 + i2) * L + l]) -
-                 (v12[(i0 * 8 + i1) * L + l] * v20[(i0 * 8 + i2) * L + l]))) +
-               ((v96[(i0 * 8 + i1) * L + l] * v16[(i0 * 8 + i2) * L + l]) -
-                (v91[(i0 * 8 + i1) * L + l] * v20[(i0 * 8 + i2) * L + l]))) -
-              (v17[(i0 * 8 + i1) * L + l] * v19[(i0 * 8 + i2) * L + l]);
+              (((((v9[(i0 * 8 + i2) * L + l] * v90[(i0 * 8 + i1) * L + l]) +
+                  ((v31[(i0 * 8 + i2) * L + l] * v91[(i0 * 8 + i1) * L + l]) +
+                   z1_bar_W1[(i0 * 64 + i1 * 8 + i2) * L + l])) -
+                 (v96[(i0 * 8 + i1) * L + l] * v8[(i0 * 8 + i2) * L + l])) +
+                (v76[(i0 * 8 + i1) * L + l] * v24[(i0 * 8 + i2) * L + l])) -
+               (v100[(i0 * 8 + i1) * L + l] * v13[(i0 * 8 + i2) * L + l])) -
+              (v7[(i0 * 8 + i1) * L + l] * v16[(i0 * 8 + i2) * L + l]);
         }
       }
     }
@@ -13865,81 +13878,84 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W2[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (((z1_bar_W2[(i0 * 64 + i1 * 8 + i2) * L + l] -
-                 (v84[(i0 * 8 + i1) * L + l] * v79[(i0 * 8 + i2) * L + l])) -
-                (v66[(i0 * 8 + i2) * L + l] * v80[(i0 * 8 + i1) * L + l])) -
-               (v62[(i0 * 8 + i2) * L + l] * v86[(i0 * 8 + i1) * L + l])) -
-              (v65[(i0 * 8 + i2) * L + l] * v85[(i0 * 8 + i1) * L + l]);
+                 (v84[(i0 * 8 + i1) * L + l] * v67[(i0 * 8 + i2) * L + l])) -
+                (v64[(i0 * 8 + i2) * L + l] * v49[(i0 * 8 + i1) * L + l])) -
+               (v70[(i0 * 8 + i2) * L + l] * v79[(i0 * 8 + i1) * L + l])) -
+              (v68[(i0 * 8 + i2) * L + l] * v86[(i0 * 8 + i1) * L + l]);
         }
       }
     }
   }
-  // %4022 = contract f64[16,8] -> v62
-  // %4838 = contract f64[16,8] -> v65
-  // %4833 = contract f64[16,8] -> v66
+  // %4866 = contract f64[16,5] -> v64
+  // %4790 = contract f64[16,5] -> v67
+  // %4758 = contract f64[16,5] -> v68
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v38[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v38[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v38[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v38[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v62[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v62[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v62[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v62[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-        v65[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-        v65[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-        v65[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-        v65[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-        v66[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-        v66[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-        v66[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-        v66[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v100[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v96[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v7[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v100[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v96[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v7[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v100[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v96[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v7[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v100[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v96[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v7[(i0 * 8 + i1) * L + l], acc11_v[l]);
       }
     }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v64[(i0 * 5) * L + l] = acc0_v[l];
+      v64[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v64[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v64[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v67[(i0 * 5) * L + l] = acc4_v[l];
+      v67[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v67[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v67[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v68[(i0 * 5) * L + l] = acc8_v[l];
+      v68[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v68[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v68[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v100[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v96[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v7[(i0 * 8 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v64[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v67[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v68[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
   }
-  // %4759 = contract f64[16] -> v7
+  // %4759 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -13951,55 +13967,26 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v96[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v92[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v96[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v92[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v96[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v92[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v96[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v92[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4762 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v91[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v91[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v91[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v91[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4767 = contract f64[16,8] -> v10
-  // %4774 = contract f64[16,8] -> v79
-  // %4840 = contract f64[16,8] -> v92
+  // %5539 = contract f64[16,8] -> v70
+  // %5530 = contract f64[16,8] -> v95
+  // %4807 = contract f64[16,8] -> v92
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -14021,41 +14008,41 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v88[(i0 * 8 + i2) * L + l], acc4_v[l]);
+                               v100[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v96[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v88[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v100[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v96[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v88[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v100[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v12[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v96[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v88[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v100[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v12[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v96[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v79[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v79[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v79[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v79[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v70[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v70[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v70[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v70[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v95[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v95[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v95[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v95[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
         v92[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
         v92[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
         v92[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
@@ -14063,20 +14050,48 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %4768 = sub f64[16,8] -> v88
+  // %4826 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v88[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v88[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v88[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v88[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %5541 = add f64[16,8] -> v76
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v88[(i0 * 8 + i1) * L + l] =
-            (v62[(i0 * 8 + i1) * L + l] +
-             ((v16[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) -
-              (v20[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))))) -
-            v10[(i0 * 8 + i1) * L + l];
+        v76[(i0 * 8 + i1) * L + l] =
+            (v16[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
+            (v70[(i0 * 8 + i1) * L + l] +
+             (v13[(i0 * 8 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %4769 = contract f64[16] -> v28
+  // %5542 = contract f64[16] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14088,34 +14103,34 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v88[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v76[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v76[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v76[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v76[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4772 = mul f64[16,8] -> v10
+  // %5545 = mul f64[16,8] -> v70
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] =
-            (v88[(i0 * 8 + i1) * L + l] - v28[i0 * L + l]) * v19[(i0 * 8 + i1) * L + l];
+        v70[(i0 * 8 + i1) * L + l] =
+            (v76[(i0 * 8 + i1) * L + l] - v25[i0 * L + l]) * v24[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %4775 = contract f64[16] -> v28
+  // %4792 = contract f64[16] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14127,166 +14142,282 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v79[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v90[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v90[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v90[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v90[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4778 = mul f64[16,8] -> v62
+  // %5520 = add f64[16,8] -> v76
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v76[i0 * L + l] = v6[i0 * L + l] + v27[i0 * L + l];
+    }
+  }
+  // %4804 = contract f64[16] -> v30
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v96[(i0 * 32 + i1) * L + l], v6[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v96[(i0 * 32 + i1 + 8) * L + l], v6[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v96[(i0 * 32 + i1 + 16) * L + l], v6[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v96[(i0 * 32 + i1 + 24) * L + l], v6[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4829 = contract f64[16] -> v72
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v98[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v98[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v98[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v98[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v72[(i0 * 4) * L + l] = acc0_v[l];
+      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %5584 = mul f64[16] -> v73
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = (v72[i0 * L + l] * (T(h) * 0.5f)) * 2.0f;
+    }
+  }
+  // %4762 = contract f64[16] -> v72
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v94[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v94[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v94[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v94[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v72[(i0 * 4) * L + l] = acc0_v[l];
+      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4820 = contract f64[16] -> v74
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v97[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v74[(i0 * 4) * L + l] = acc0_v[l];
+      v74[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v74[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v74[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4819 = contract f64[16] -> v81
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v99[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v99[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v99[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v99[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v81[(i0 * 4) * L + l] = acc0_v[l];
+      v81[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v81[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v81[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4824 = reshape f64[16] -> v83
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v83[i0 * L + l] =
+          (v74[i0 * L + l] + v81[i0 * L + l]) * ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]);
+    }
+  }
+  // %4802 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v62[(i0 * 8 + i1) * L + l] =
-            v13[(i0 * 8 + i1) * L + l] * (v79[(i0 * 8 + i1) * L + l] - v28[i0 * L + l]);
+        v6[(i0 * 8 + i1) * L + l] = v33[(i0 * 8 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %4753 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v97[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4756 = reshape f64[16] -> v29
+  // %5521 = contract f64[16,8] -> v14
+  // %4803 = contract f64[16,8] -> v26
+  // %4022 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = (v9[i0 * L + l] * (1.0f - v9[i0 * L + l])) * v28[i0 * L + l];
-    }
-  }
-  // %4792 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v89[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v89[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v89[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v89[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4804 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v76[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v76[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v76[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v11[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v76[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v11[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v93[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v93[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v93[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v93[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v27[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
   }
-  // %4829 = contract f64[16] -> v57
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v38[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v38[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v38[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v38[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v57[(i0 * 4) * L + l] = acc0_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4831 = contract f64[16,8] -> v13
+  // %5589 = sub f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] = v20[(i0 * 8 + i1) * L + l] * (v57[i0 * L + l] * (T(h) * 0.5f));
+        v6[(i0 * 8 + i1) * L + l] =
+            ((((((v9[(i0 * 8 + i1) * L + l] * (v25[i0 * L + l] * T(h))) +
+                 v14[(i0 * 8 + i1) * L + l]) -
+                (v8[(i0 * 8 + i1) * L + l] * (v30[i0 * L + l] * T(h)))) -
+               (v13[(i0 * 8 + i1) * L + l] * v73[i0 * L + l])) -
+              v95[(i0 * 8 + i1) * L + l]) +
+             (v24[(i0 * 8 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)))) -
+            (v16[(i0 * 8 + i1) * L + l] * (v72[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %4826 = contract f64[16] -> v57
+  // %5590 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14298,26 +14429,86 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v38[(i0 * 32 + i1) * L + l], v90[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v38[(i0 * 32 + i1 + 8) * L + l], v90[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v38[(i0 * 32 + i1 + 16) * L + l], v90[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v38[(i0 * 32 + i1 + 24) * L + l], v90[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v57[(i0 * 4) * L + l] = acc0_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4845 = contract f64[16,8] -> v14
-  // %4853 = contract f64[16,8] -> v24
-  // %4857 = contract f64[16,8] -> v38
+  // %5593 = mul f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] =
+            v13[(i0 * 8 + i1) * L + l] * (v6[(i0 * 8 + i1) * L + l] - v23[i0 * L + l]);
+      }
+    }
+  }
+  // %4809 = sub f64[16,8] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 8 + i1) * L + l] =
+            v26[(i0 * 8 + i1) * L + l] -
+            (v92[(i0 * 8 + i1) * L + l] + (v13[(i0 * 8 + i1) * L + l] * (v30[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %4810 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v6[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v6[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v6[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v6[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4813 = mul f64[16,8] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 8 + i1) * L + l] =
+            v8[(i0 * 8 + i1) * L + l] * (v6[(i0 * 8 + i1) * L + l] - v23[i0 * L + l]);
+      }
+    }
+  }
+  // %4791 = contract f64[16,8] -> v6
+  // %4767 = contract f64[16,8] -> v8
+  // %4774 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -14339,67 +14530,59 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v91[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v90[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v90[(i0 * 8 + i2) * L + l], acc4_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v96[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v91[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v91[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v90[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v90[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v96[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v91[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v91[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v90[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v90[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v96[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v91[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v91[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v90[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v90[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v96[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v91[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v38[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v38[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v38[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v38[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %4847 = sub f64[16,8] -> v79
+  // %4795 = add f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v79[(i0 * 8 + i1) * L + l] =
-            (((v65[(i0 * 8 + i1) * L + l] +
-               ((v30[(i0 * 8 + i1) * L + l] * (v9[i0 * L + l] * T(h))) -
-                (v33[(i0 * 8 + i1) * L + l] * (v28[i0 * L + l] * T(h))))) -
-              (v13[(i0 * 8 + i1) * L + l] + v92[(i0 * 8 + i1) * L + l])) +
-             (v66[(i0 * 8 + i1) * L + l] +
-              ((v16[(i0 * 8 + i1) * L + l] * (v57[i0 * L + l] * (T(h) * 0.5f))) -
-               v13[(i0 * 8 + i1) * L + l]))) -
-            ((v19[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
-             v14[(i0 * 8 + i1) * L + l]);
+        v28[(i0 * 8 + i1) * L + l] =
+            (v13[(i0 * 8 + i1) * L + l] * (v25[i0 * L + l] * T(h))) + v6[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %4848 = contract f64[16] -> v8
+  // %4796 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14411,43 +14594,124 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v79[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4851 = mul f64[16,8] -> v13
+  // %4799 = mul f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] =
-            (v79[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]) * v20[(i0 * 8 + i1) * L + l];
+        v6[(i0 * 8 + i1) * L + l] =
+            v9[(i0 * 8 + i1) * L + l] * (v28[(i0 * 8 + i1) * L + l] - v23[i0 * L + l]);
       }
     }
   }
-  // %4865 = add f64[16,8] -> v14
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %4785 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v12[i0 * L + l] + v91[i0 * L + l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v93[(i0 * 32 + i1) * L + l], v33[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v93[(i0 * 32 + i1 + 8) * L + l], v33[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v93[(i0 * 32 + i1 + 16) * L + l], v33[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v93[(i0 * 32 + i1 + 24) * L + l], v33[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4758 = contract f64[16,5] -> v12
-  // %4866 = contract f64[16,5] -> v65
-  // %4790 = contract f64[16,5] -> v66
+  // %4788 = reshape f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v23[i0 * L + l];
+    }
+  }
+  // %4768 = sub f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1) * L + l] =
+            (v27[(i0 * 8 + i1) * L + l] +
+             ((v24[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) -
+              (v13[(i0 * 8 + i1) * L + l] * (v72[i0 * L + l] * (T(h) * 0.5f))))) -
+            v8[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4769 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4772 = mul f64[16,8] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 8 + i1) * L + l] =
+            (v9[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %5594 = contract f64[16,5] -> v9
+  // %4814 = contract f64[16,5] -> v12
+  // %4773 = contract f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14467,34 +14731,34 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v17[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v93[(i0 * 8 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v17[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v93[(i0 * 8 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v17[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v93[(i0 * 8 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v17[(i0 * 8 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v93[(i0 * 8 + i1) * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v8[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v8[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v8[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v8[(i0 * 8 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v65[(i0 * 5) * L + l] = acc4_v[l];
-      v65[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v65[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v65[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v66[(i0 * 5) * L + l] = acc8_v[l];
-      v66[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v66[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v66[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 5) * L + l] = acc4_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v13[(i0 * 5) * L + l] = acc8_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -14502,32 +14766,19 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v17[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v93[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v65[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v66[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %4859 = add f64[16,8] -> v79
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v79[(i0 * 8 + i1) * L + l] =
-            (v24[(i0 * 8 + i1) * L + l] +
-             (v20[(i0 * 8 + i1) * L + l] * (v57[i0 * L + l] * (T(h) * 0.5f)))) +
-            ((v19[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) +
-             v38[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %4860 = contract f64[16] -> v7
+  // %4775 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14539,242 +14790,36 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v79[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v79[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4863 = mul f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] =
-            (v79[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %4820 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v94[(i0 * 32 + i1) * L + l], v70[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v94[(i0 * 32 + i1 + 8) * L + l], v70[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v94[(i0 * 32 + i1 + 16) * L + l], v70[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v94[(i0 * 32 + i1 + 24) * L + l], v70[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4819 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v95[(i0 * 32 + i1) * L + l], v37[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v95[(i0 * 32 + i1 + 8) * L + l], v37[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v95[(i0 * 32 + i1 + 16) * L + l], v37[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v95[(i0 * 32 + i1 + 24) * L + l], v37[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4824 = reshape f64[16] -> v57
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v57[i0 * L + l] =
-          (v7[i0 * L + l] + v8[i0 * L + l]) * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
-    }
-  }
-  // %4802 = contract f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] = v50[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %4803 = contract f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %4807 = contract f64[16,8] -> v16
-  // %4791 = contract f64[16,8] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v93[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v89[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v93[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v89[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v93[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v89[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v93[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v89[(i0 * 8 + i2) * L + l], acc7_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v37[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v37[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v37[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v37[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-      }
-    }
-  }
-  // %4809 = sub f64[16,8] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 8 + i1) * L + l] =
-            v24[(i0 * 8 + i1) * L + l] -
-            (v16[(i0 * 8 + i1) * L + l] + (v20[(i0 * 8 + i1) * L + l] * (v28[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %4810 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 32 + i1) * L + l], v38[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 8) * L + l], v38[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 16) * L + l], v38[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 24) * L + l], v38[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4813 = mul f64[16,8] -> v16
+  // %4778 = mul f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v16[(i0 * 8 + i1) * L + l] =
-            v33[(i0 * 8 + i1) * L + l] * (v38[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]);
+            v31[(i0 * 8 + i1) * L + l] * (v26[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]);
       }
     }
   }
-  // %4773 = contract f64[16,5] -> v24
-  // %4852 = contract f64[16,5] -> v33
-  // %4814 = contract f64[16,5] -> v38
+  // %5546 = contract f64[16,5] -> v24
+  // %4800 = contract f64[16,5] -> v26
+  // %4779 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14794,18 +14839,18 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v13[(i0 * 8 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v16[(i0 * 8 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v13[(i0 * 8 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v16[(i0 * 8 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v13[(i0 * 8 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v16[(i0 * 8 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v13[(i0 * 8 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v16[(i0 * 8 + i1) * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v70[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v6[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v16[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v70[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v6[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v16[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v70[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v6[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v16[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v70[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v6[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v16[(i0 * 8 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -14814,14 +14859,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v24[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v24[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v24[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v33[(i0 * 5) * L + l] = acc4_v[l];
-      v33[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v33[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v33[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v38[(i0 * 5) * L + l] = acc8_v[l];
-      v38[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v38[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v38[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v26[(i0 * 5) * L + l] = acc4_v[l];
+      v26[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v26[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v26[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v27[(i0 * 5) * L + l] = acc8_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -14829,29 +14874,73 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v13[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v16[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v70[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v16[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v33[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v38[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v26[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %4795 = add f64[16,8] -> v70
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+  // %5596 = reduce_sum f64[5] -> v10
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v70[(i0 * 8 + i1) * L + l] =
-            (v20[(i0 * 8 + i1) * L + l] * (v9[i0 * L + l] * T(h))) + v37[(i0 * 8 + i1) * L + l];
+        acc_v[l] = acc_v[l] + ((v64[(i0 + i1 * 5) * L + l] + v24[(i0 + i1 * 5) * L + l]) +
+                               v9[(i0 + i1 * 5) * L + l]);
       }
     }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = acc_v[l];
+    }
   }
-  // %4796 = contract f64[16] -> v6
+  // %4816 = reduce_sum f64[5] -> v32
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 5) * L + l] +
+                               (v26[(i0 + i1 * 5) * L + l] + v67[(i0 + i1 * 5) * L + l]));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %4782 = reduce_sum f64[5] -> v17
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + ((v13[(i0 + i1 * 5) * L + l] + v27[(i0 + i1 * 5) * L + l]) +
+                               v68[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %4753 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14863,195 +14952,33 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v70[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v101[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v70[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v70[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v70[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v101[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v101[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v101[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4799 = mul f64[16,8] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] =
-            v30[(i0 * 8 + i1) * L + l] * (v70[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]);
-      }
-    }
-  }
-  // %4779 = contract f64[16,5] -> v30
-  // %4864 = contract f64[16,5] -> v37
-  // %4800 = contract f64[16,5] -> v70
+  // %4756 = reshape f64[16] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v62[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v19[(i0 * 8 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v20[(i0 * 8 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v62[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v19[(i0 * 8 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v20[(i0 * 8 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v62[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v19[(i0 * 8 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v20[(i0 * 8 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v62[(i0 * 8 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v19[(i0 * 8 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v20[(i0 * 8 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l];
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v37[(i0 * 5) * L + l] = acc4_v[l];
-      v37[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v37[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v37[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v70[(i0 * 5) * L + l] = acc8_v[l];
-      v70[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v70[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v70[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v62[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v19[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v20[(i0 * 8 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v37[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v70[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v30[i0 * L + l] = (v19[i0 * L + l] * (1.0f - v19[i0 * L + l])) * v23[i0 * L + l];
     }
   }
-  // %4782 = reduce_sum f64[5] -> v31
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v24[(i0 + i1 * 5) * L + l] + v30[(i0 + i1 * 5) * L + l]) +
-                               v12[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %4869 = reduce_sum f64[5] -> v34
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 5) * L + l] +
-                               (v65[(i0 + i1 * 5) * L + l] + v37[(i0 + i1 * 5) * L + l]));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %4816 = reduce_sum f64[5] -> v6
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v38[(i0 + i1 * 5) * L + l] +
-                               (v70[(i0 + i1 * 5) * L + l] + v66[(i0 + i1 * 5) * L + l]));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %4785 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v77[(i0 * 32 + i1) * L + l], v50[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 8) * L + l], v50[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 16) * L + l], v50[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 24) * L + l], v50[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4788 = reshape f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]) * v7[i0 * L + l];
-    }
-  }
-  // %4757 = contract f64[5] -> v7
-  // %4825 = contract f64[5] -> v9
-  // %4789 = contract f64[5] -> v28
+  // %4825 = contract f64[5] -> v19
+  // %4789 = contract f64[5] -> v23
+  // %4757 = contract f64[5] -> v72
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -15070,34 +14997,34 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5], v29[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(Wb1[i0 * 5], v57[i0 * L + l], acc4_v[l]);
-      acc8_v[l] = std::fma(Wb1[i0 * 5], v8[i0 * L + l], acc8_v[l]);
-      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v29[i0 * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(Wb1[i0 * 5 + 1], v57[i0 * L + l], acc5_v[l]);
-      acc9_v[l] = std::fma(Wb1[i0 * 5 + 1], v8[i0 * L + l], acc9_v[l]);
-      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v29[i0 * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(Wb1[i0 * 5 + 2], v57[i0 * L + l], acc6_v[l]);
-      acc10_v[l] = std::fma(Wb1[i0 * 5 + 2], v8[i0 * L + l], acc10_v[l]);
-      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v29[i0 * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(Wb1[i0 * 5 + 3], v57[i0 * L + l], acc7_v[l]);
-      acc11_v[l] = std::fma(Wb1[i0 * 5 + 3], v8[i0 * L + l], acc11_v[l]);
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v83[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb1[i0 * 5], v25[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb1[i0 * 5], v30[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v83[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb1[i0 * 5 + 1], v25[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb1[i0 * 5 + 1], v30[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v83[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb1[i0 * 5 + 2], v25[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb1[i0 * 5 + 2], v30[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v83[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb1[i0 * 5 + 3], v25[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb1[i0 * 5 + 3], v30[i0 * L + l], acc11_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
-    v7[1 * L + l] = acc1_v[l];
-    v7[2 * L + l] = acc2_v[l];
-    v7[3 * L + l] = acc3_v[l];
-    v9[l] = acc4_v[l];
-    v9[1 * L + l] = acc5_v[l];
-    v9[2 * L + l] = acc6_v[l];
-    v9[3 * L + l] = acc7_v[l];
-    v28[l] = acc8_v[l];
-    v28[1 * L + l] = acc9_v[l];
-    v28[2 * L + l] = acc10_v[l];
-    v28[3 * L + l] = acc11_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
+    v23[l] = acc4_v[l];
+    v23[1 * L + l] = acc5_v[l];
+    v23[2 * L + l] = acc6_v[l];
+    v23[3 * L + l] = acc7_v[l];
+    v72[l] = acc8_v[l];
+    v72[1 * L + l] = acc9_v[l];
+    v72[2 * L + l] = acc10_v[l];
+    v72[3 * L + l] = acc11_v[l];
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
@@ -15105,57 +15032,57 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v29[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb1[i0 * 5 + 4], v57[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb1[i0 * 5 + 4], v8[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v83[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 4], v25[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 4], v30[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[4 * L + l] = acc0_v[l];
-    v9[4 * L + l] = acc1_v[l];
-    v28[4 * L + l] = acc2_v[l];
+    v19[4 * L + l] = acc0_v[l];
+    v23[4 * L + l] = acc1_v[l];
+    v72[4 * L + l] = acc2_v[l];
   }
-  // %4783 = add f64[5] -> v58
+  // %5597 = add f64[5] -> v73
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[i0 * L + l] = v31[i0 * L + l] + v7[i0 * L + l];
+      v73[i0 * L + l] = v10[i0 * L + l] + v19[i0 * L + l];
     }
   }
-  // %4870 = add f64[5] -> v31
+  // %4817 = add f64[5] -> v10
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v34[i0 * L + l] + v9[i0 * L + l];
+      v10[i0 * L + l] = v32[i0 * L + l] + v23[i0 * L + l];
     }
   }
-  // %4817 = add f64[5] -> v34
+  // %4783 = add f64[5] -> v32
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v6[i0 * L + l] + v28[i0 * L + l];
+      v32[i0 * L + l] = v17[i0 * L + l] + v72[i0 * L + l];
     }
   }
-  // %4873 = add f64[5] -> d.ln1.gain
+  // %5600 = add f64[5] -> d.ln1.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v58[i0 * L + l] * v0[i0 * L + l]) +
-                 ((v31[i0 * L + l] * v2[i0 * L + l]) + (v4[i0 * L + l] * v34[i0 * L + l]));
+        sum[l] = ((v73[i0 * L + l] * v2[i0 * L + l]) + (v0[i0 * L + l] * v10[i0 * L + l])) +
+                 (v32[i0 * L + l] * v4[i0 * L + l]);
       }
       theta_bar_ln1_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %4875 = add f64[5] -> d.ln1.bias
+  // %5602 = add f64[5] -> d.ln1.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v31[i0 * L + l] + v34[i0 * L + l]) + v58[i0 * L + l];
+        sum[l] = v32[i0 * L + l] + (v73[i0 * L + l] + v10[i0 * L + l]);
       }
       theta_bar_ln1_bias[i0] += lane_sum<L>(sum);
     }
@@ -15167,14 +15094,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v29[i0 * L + l] * v1[i1 * L + l]) +
-                   ((v8[i0 * L + l] * v5[i1 * L + l]) + (v3[i1 * L + l] * v57[i0 * L + l]));
+          sum[l] = (v30[i0 * L + l] * v5[i1 * L + l]) +
+                   ((v25[i0 * L + l] * v1[i1 * L + l]) + (v3[i1 * L + l] * v83[i0 * L + l]));
         }
         theta_bar_Wb1[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %4885 = add f64[16,8,5] -> d.Wk1
+  // %5605 = add f64[16,8,5] -> d.Wk1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -15182,9 +15109,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v13[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]) +
-                      (v16[(i0 * 8 + i1) * L + l] * v5[i2 * L + l])) +
-                     (v1[i2 * L + l] * v10[(i0 * 8 + i1) * L + l]);
+            sum[l] = (v5[i2 * L + l] * v8[(i0 * 8 + i1) * L + l]) +
+                     ((v3[i2 * L + l] * v11[(i0 * 8 + i1) * L + l]) +
+                      (v14[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]));
           }
           theta_bar_Wk1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -15199,16 +15126,16 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v17[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v14[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]) +
-                      (v93[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]));
+            sum[l] = (v7[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]) +
+                     ((v100[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]) +
+                      (v96[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]));
           }
           theta_bar_Wv1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %4895 = add f64[16,8,5] -> d.Wq1
+  // %5561 = add f64[16,8,5] -> d.Wq1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -15216,9 +15143,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v3[i2 * L + l] * v19[(i0 * 8 + i1) * L + l]) +
-                      (v1[i2 * L + l] * v62[(i0 * 8 + i1) * L + l])) +
-                     (v20[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]);
+            sum[l] = ((v3[i2 * L + l] * v70[(i0 * 8 + i1) * L + l]) +
+                      (v5[i2 * L + l] * v16[(i0 * 8 + i1) * L + l])) +
+                     (v6[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]);
           }
           theta_bar_Wq1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -15231,22 +15158,69 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((v22[i0 * L + l] * v21[i0 * L + l]) + (v35[i0 * L + l] * v25[i0 * L + l])) +
-                  (v67[i0 * L + l] * v39[i0 * L + l])) +
-                 (v53[i0 * L + l] * v18[i0 * L + l]);
+        sum[l] = (((v57[i0 * L + l] * v56[i0 * L + l]) + (v87[i0 * L + l] * v38[i0 * L + l])) +
+                  (v55[i0 * L + l] * v35[i0 * L + l])) +
+                 (v15[i0 * L + l] * v20[i0 * L + l]);
       }
       theta_bar_ff1_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %4905 = add f64[128] -> d.ff1.norm.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %5570 = add f64[64] -> v44
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = v43[i0 * L + l] + ((v89[i0 * L + l] + v36[i0 * L + l]) + v60[i0 * L + l]);
+    }
+  }
+  // %5571 = contract f64[128] -> d.ff1.norm.bias
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v44[i1 * L + l], acc3_v[l]);
+      }
+    }
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v53[i0 * L + l] + (v67[i0 * L + l] + (v35[i0 * L + l] + v21[i0 * L + l]));
+        sum[l] = acc0_v[l];
       }
-      theta_bar_ff1_norm_bias[i0] += lane_sum<L>(sum);
+      theta_bar_ff1_norm_bias[i0 * 4] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc1_v[l];
+      }
+      theta_bar_ff1_norm_bias[i0 * 4 + 1] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc2_v[l];
+      }
+      theta_bar_ff1_norm_bias[i0 * 4 + 2] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc3_v[l];
+      }
+      theta_bar_ff1_norm_bias[i0 * 4 + 3] += lane_sum<L>(sum);
     }
   }
   // %4912 = add f64[64,128] -> d.ff1.up.weight
@@ -15256,9 +15230,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v40[i1 * L + l] * v73[i0 * L + l]) +
-                    ((v27[i1 * L + l] * v26[i0 * L + l]) + (v81[i0 * L + l] * v23[i1 * L + l]))) +
-                   (v71[i1 * L + l] * v44[i0 * L + l]);
+          sum[l] = ((v37[i1 * L + l] * v36[i0 * L + l]) +
+                    ((v39[i1 * L + l] * v60[i0 * L + l]) + (v43[i0 * L + l] * v58[i1 * L + l]))) +
+                   (v29[i1 * L + l] * v89[i0 * L + l]);
         }
         theta_bar_ff1_up_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
@@ -15270,7 +15244,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v44[i0 * L + l] + ((v81[i0 * L + l] + v26[i0 * L + l]) + v73[i0 * L + l]);
+        sum[l] = v89[i0 * L + l] + ((v43[i0 * L + l] + v60[i0 * L + l]) + v36[i0 * L + l]);
       }
       theta_bar_ff1_up_bias[i0] += lane_sum<L>(sum);
     }
@@ -15282,9 +15256,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v87[i0 * L + l] * v41[i1 * L + l]) + (v59[i0 * L + l] * v42[i1 * L + l])) +
-                    (v75[i0 * L + l] * v43[i1 * L + l])) +
-                   (v68[i0 * L + l] * v72[i1 * L + l]);
+          sum[l] = (((v66[i0 * L + l] * v59[i1 * L + l]) + (v71[i0 * L + l] * v42[i1 * L + l])) +
+                    (v50[i0 * L + l] * v41[i1 * L + l])) +
+                   (v80[i0 * L + l] * v40[i1 * L + l]);
         }
         theta_bar_ff1_down_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -15296,7 +15270,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v68[i0 * L + l] + (v75[i0 * L + l] + (v59[i0 * L + l] + v87[i0 * L + l]));
+        sum[l] = v80[i0 * L + l] + (v50[i0 * L + l] + (v71[i0 * L + l] + v66[i0 * L + l]));
       }
       theta_bar_ff1_down_bias[i0] += lane_sum<L>(sum);
     }
@@ -15307,9 +15281,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v63[i0 * L + l] * v49[i0 * L + l]) +
-                  ((v64[i0 * L + l] * v48[i0 * L + l]) + (v78[i0 * L + l] * v11[i0 * L + l]))) +
-                 (v74[i0 * L + l] * v60[i0 * L + l]);
+        sum[l] = ((v78[i0 * L + l] * v47[i0 * L + l]) +
+                  ((v85[i0 * L + l] * v48[i0 * L + l]) + (v62[i0 * L + l] * v61[i0 * L + l]))) +
+                 (v21[i0 * L + l] * v65[i0 * L + l]);
       }
       theta_bar_ln2_gain[i0] += lane_sum<L>(sum);
     }
@@ -15320,7 +15294,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v63[i0 * L + l] + (v64[i0 * L + l] + v78[i0 * L + l])) + v60[i0 * L + l];
+        sum[l] = (v78[i0 * L + l] + (v85[i0 * L + l] + v62[i0 * L + l])) + v65[i0 * L + l];
       }
       theta_bar_ln2_bias[i0] += lane_sum<L>(sum);
     }
@@ -15332,9 +15306,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v47[i1 * L + l] * v82[i0 * L + l]) +
-                    ((v52[i1 * L + l] * v83[i0 * L + l]) + (v55[i0 * L + l] * v54[i1 * L + l]))) +
-                   (v56[i0 * L + l] * v76[i1 * L + l]);
+          sum[l] = ((v63[i1 * L + l] * v75[i0 * L + l]) +
+                    ((v53[i1 * L + l] * v52[i0 * L + l]) + (v18[i0 * L + l] * v51[i1 * L + l]))) +
+                   (v82[i0 * L + l] * v46[i1 * L + l]);
         }
         theta_bar_Wb2[i0 * 128 + i1] += lane_sum<L>(sum);
       }
@@ -15348,10 +15322,10 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((v51[(i0 * 8 + i1) * L + l] * v52[i2 * L + l]) +
-                       (v54[i2 * L + l] * v36[(i0 * 8 + i1) * L + l])) +
-                      (v47[i2 * L + l] * v69[(i0 * 8 + i1) * L + l])) +
-                     (v61[(i0 * 8 + i1) * L + l] * v76[i2 * L + l]);
+            sum[l] = (((v77[(i0 * 8 + i1) * L + l] * v53[i2 * L + l]) +
+                       (v51[i2 * L + l] * v34[(i0 * 8 + i1) * L + l])) +
+                      (v63[i2 * L + l] * v69[(i0 * 8 + i1) * L + l])) +
+                     (v54[(i0 * 8 + i1) * L + l] * v46[i2 * L + l]);
           }
           theta_bar_Wk2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
@@ -15366,10 +15340,10 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v80[(i0 * 8 + i1) * L + l] * v54[i2 * L + l]) +
-                      ((v47[i2 * L + l] * v85[(i0 * 8 + i1) * L + l]) +
-                       (v86[(i0 * 8 + i1) * L + l] * v52[i2 * L + l]))) +
-                     (v76[i2 * L + l] * v84[(i0 * 8 + i1) * L + l]);
+            sum[l] = ((v49[(i0 * 8 + i1) * L + l] * v51[i2 * L + l]) +
+                      ((v63[i2 * L + l] * v86[(i0 * 8 + i1) * L + l]) +
+                       (v79[(i0 * 8 + i1) * L + l] * v53[i2 * L + l]))) +
+                     (v46[i2 * L + l] * v84[(i0 * 8 + i1) * L + l]);
           }
           theta_bar_Wv2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
@@ -15377,7 +15351,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
   }
   if (u_stages_bar) {
-    // %2515 = reduce_sum f64[] -> v32
+    // %2515 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -15390,9 +15364,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[l] = acc_v[l];
+      v1[l] = acc_v[l];
     }
-    // %2520 = reduce_sum f64[] -> v1
+    // %2520 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -15400,26 +15374,71 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v32[l] * 0.2f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v1[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %2524 = reciprocal f64[] -> v32
+    // %2524 = reciprocal f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[l] = T(1) / std::sqrt((v1[l] * 0.2f) + 1e-05f);
+      v1[l] = T(1) / std::sqrt((v3[l] * 0.2f) + 1e-05f);
     }
-    // %4957 = mul f64[5] -> v1
+    // %4957 = mul f64[5] -> v3
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v58[i0 * L + l] * ln1_gain[i0];
+        v3[i0 * L + l] = v32[i0 * L + l] * ln1_gain[i0];
       }
     }
-    // %4958 = reduce_sum f64[] -> v3
+    // %4958 = reduce_sum f64[] -> v5
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[l] = acc_v[l];
+    }
+    // %4962 = contract f64[] -> v32
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[l] = acc0_v[l];
+    }
+    // %4967 = mul f64[5] -> d.dx@0
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[i0 * L + l] +=
+            v1[l] * ((v3[i0 * L + l] - (v5[l] * 0.2f)) - (v4[i0 * L + l] * (v32[l] * 0.2f)));
+      }
+    }
+    // %5606 = mul f64[5] -> v1
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i0 * L + l] = v73[i0 * L + l] * ln1_gain[i0];
+      }
+    }
+    // %5607 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -15434,7 +15453,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t l = 0; l < L; ++l) {
       v3[l] = acc_v[l];
     }
-    // %4962 = contract f64[] -> v5
+    // %5611 = contract f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -15442,59 +15461,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
+      v4[l] = acc0_v[l];
     }
-    // %4967 = mul f64[5] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] +=
-            v32[l] * ((v1[i0 * L + l] - (v3[l] * 0.2f)) - (v0[i0 * L + l] * (v5[l] * 0.2f)));
-      }
-    }
-    // %4968 = mul f64[5] -> v0
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = v31[i0 * L + l] * ln1_gain[i0];
-      }
-    }
-    // %4969 = reduce_sum f64[] -> v32
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v0[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[l] = acc_v[l];
-    }
-    // %4973 = contract f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[l] = acc0_v[l];
-    }
-    // %2453 = reduce_sum f64[] -> v3
+    // %2453 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -15507,44 +15481,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc_v[l];
-    }
-    // %2458 = reduce_sum f64[] -> v5
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 5) * L + l] - (v3[l] * 0.2f));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %2462 = reciprocal f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = T(1) / std::sqrt((v5[l] * 0.2f) + 1e-05f);
-    }
-    // %4978 = mul f64[5] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 5) * L + l] +=
-            ((v0[i0 * L + l] - (v32[l] * 0.2f)) - (v2[i0 * L + l] * (v1[l] * 0.2f))) * v3[l];
-      }
-    }
-    // %4979 = mul f64[5] -> v0
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = v34[i0 * L + l] * ln1_gain[i0];
-      }
-    }
-    // %4980 = reduce_sum f64[] -> v32
+    // %2458 = reduce_sum f64[] -> v32
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -15552,14 +15491,49 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v0[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 5) * L + l] - (v5[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[l] = acc_v[l];
     }
-    // %4984 = contract f64[] -> v1
+    // %2462 = reciprocal f64[] -> v5
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[l] = T(1) / std::sqrt((v32[l] * 0.2f) + 1e-05f);
+    }
+    // %5616 = mul f64[5] -> d.dx@1
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 5) * L + l] +=
+            ((v1[i0 * L + l] - (v3[l] * 0.2f)) - (v2[i0 * L + l] * (v4[l] * 0.2f))) * v5[l];
+      }
+    }
+    // %4979 = mul f64[5] -> v1
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i0 * L + l] = v10[i0 * L + l] * ln1_gain[i0];
+      }
+    }
+    // %4980 = reduce_sum f64[] -> v2
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[l] = acc_v[l];
+    }
+    // %4984 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -15567,14 +15541,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = acc0_v[l];
+      v3[l] = acc0_v[l];
     }
-    // %2368 = reduce_sum f64[] -> v2
+    // %2368 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -15587,9 +15561,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %2373 = reduce_sum f64[] -> v3
+    // %2373 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -15597,24 +15571,24 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - (v2[l] * 0.2f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - (v4[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %2377 = reciprocal f64[] -> v2
+    // %2377 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = T(1) / std::sqrt((v3[l] * 0.2f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v5[l] * 0.2f) + 1e-05f);
     }
     // %4989 = mul f64[5] -> d.dx@2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 15) * L + l] +=
-            ((v0[i0 * L + l] - (v32[l] * 0.2f)) - (v4[i0 * L + l] * (v1[l] * 0.2f))) * v2[l];
+            ((v1[i0 * L + l] - (v2[l] * 0.2f)) - (v0[i0 * L + l] * (v3[l] * 0.2f))) * v4[l];
       }
     }
   }
@@ -15802,7 +15776,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i = 0; i < 53914; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_2layer.field.adjoint.step.rk4: 992 nodes
+  // fwp_delta_2layer.field.adjoint.step.rk4: 983 nodes
   // %1840 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -16587,7 +16561,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
   }
   // %2591 = contract f64[16] -> v18
-  // %7298 = contract f64[16] -> v29
+  // %7403 = contract f64[16] -> v29
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -16651,7 +16625,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %9112 = add f64[16,8,8] -> W1
+  // %9217 = add f64[16,8,8] -> W1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -18062,7 +18036,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %7976 = add f64[16,8,8] -> W2
+  // %8081 = add f64[16,8,8] -> W2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -18081,7 +18055,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %7304 = contract f64[16,8] -> v56
+  // %7409 = contract f64[16,8] -> v56
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18113,7 +18087,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %7091 = contract f64[16,8] -> v62
+  // %7196 = contract f64[16,8] -> v62
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18145,7 +18119,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %5564 = contract f64[16,8] -> v80
+  // %5669 = contract f64[16,8] -> v80
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18177,7 +18151,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %5566 = mul f64[16,8] -> v81
+  // %5671 = mul f64[16,8] -> v81
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -18187,7 +18161,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %5512 = contract f64[16,8] -> v82
+  // %5617 = contract f64[16,8] -> v82
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18219,7 +18193,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %5513 = contract f64[16] -> v71
+  // %5618 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18248,14 +18222,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5516 = reshape f64[16] -> v83
+  // %5621 = reshape f64[16] -> v83
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v83[i0 * L + l] = ((1.0f - v72[i0 * L + l]) * v72[i0 * L + l]) * v71[i0 * L + l];
     }
   }
-  // %5517 = contract f64[128] -> v84
+  // %5622 = contract f64[128] -> v84
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18281,7 +18255,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v84[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5518 = contract f64[16,8] -> v85
+  // %5623 = contract f64[16,8] -> v85
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18313,14 +18287,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %5519 = mul f64[16,8] -> v86
+  // %5624 = mul f64[16,8] -> v86
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v86[i0 * L + l] = (1.0f - square(v64[i0 * L + l])) * v85[i0 * L + l];
     }
   }
-  // %5520 = contract f64[16,128] -> v87
+  // %5625 = contract f64[16,128] -> v87
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -18352,7 +18326,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %6272 = contract f64[16,8] -> v85
+  // %6377 = contract f64[16,8] -> v85
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18384,7 +18358,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %6274 = sub f64[16,8] -> v88
+  // %6379 = sub f64[16,8] -> v88
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -18394,7 +18368,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %6919 = contract f64[16] -> v71
+  // %7024 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18423,7 +18397,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %7978 = mul f64[16,8] -> v82
+  // %8083 = mul f64[16,8] -> v82
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -18433,7 +18407,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %7979 = contract f64[16,128] -> v89
+  // %8084 = contract f64[16,128] -> v89
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -18465,7 +18439,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %7981 = reduce_sum f64[128] -> v85
+  // %8086 = reduce_sum f64[128] -> v85
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18482,21 +18456,21 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v85[i0 * L + l] = acc_v[l];
     }
   }
-  // %7982 = add f64[128] -> v88
+  // %8087 = add f64[128] -> v88
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v88[i0 * L + l] = v84[i0 * L + l] + v85[i0 * L + l];
     }
   }
-  // %7983 = mul f64[128] -> v84
+  // %8088 = mul f64[128] -> v84
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v84[i0 * L + l] = ln2_gain[i0] * v88[i0 * L + l];
     }
   }
-  // %7984 = reduce_sum f64[] -> v13
+  // %8089 = reduce_sum f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -18511,7 +18485,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = acc_v[l];
   }
-  // %7988 = contract f64[] -> v71
+  // %8093 = contract f64[] -> v71
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -18526,7 +18500,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v71[l] = acc0_v[l];
   }
-  // %7992 = sub f64[128] -> v85
+  // %8097 = sub f64[128] -> v85
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18569,7 +18543,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = T(1) / std::sqrt((v71[l] * 0.0078125f) + 1e-05f);
   }
-  // %7994 = contract f64[64] -> v49
+  // %8099 = contract f64[64] -> v49
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18595,14 +18569,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v49[(i0 * 4 + 3) * L + l] = acc3_v[l] * v13[l];
     }
   }
-  // %7995 = mul f64[64] -> v84
+  // %8100 = mul f64[64] -> v84
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v84[i0 * L + l] = step(v43[i0 * L + l]) * v49[i0 * L + l];
     }
   }
-  // %7996 = contract f64[128] -> v49
+  // %8101 = contract f64[128] -> v49
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18628,14 +18602,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %7997 = mul f64[128] -> v87
+  // %8102 = mul f64[128] -> v87
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v87[i0 * L + l] = ff1_norm_gain[i0] * v49[i0 * L + l];
     }
   }
-  // %7998 = reduce_sum f64[] -> v71
+  // %8103 = reduce_sum f64[] -> v71
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -18650,7 +18624,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v71[l] = acc_v[l];
   }
-  // %8002 = contract f64[] -> v72
+  // %8107 = contract f64[] -> v72
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -18700,7 +18674,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v43[l] = T(1) / std::sqrt((v89[l] * 0.0078125f) + 1e-05f);
   }
-  // %8009 = reshape f64[16,8] -> v11
+  // %8114 = reshape f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18710,7 +18684,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
           (v85[i0 * L + l] * v13[l]);
     }
   }
-  // %7085 = contract f64[16] -> v71
+  // %7190 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18739,7 +18713,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8076 = add f64[16,8] -> v87
+  // %8181 = add f64[16,8] -> v87
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -18751,7 +18725,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8078 = mul f64[16,8] -> v23
+  // %8183 = mul f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -18761,7 +18735,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8021 = contract f64[16,8] -> v89
+  // %8126 = contract f64[16,8] -> v89
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18793,7 +18767,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8022 = contract f64[16] -> v71
+  // %8127 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18822,7 +18796,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8025 = add f64[16,8] -> v90
+  // %8130 = add f64[16,8] -> v90
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -18833,7 +18807,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8015 = contract f64[16] -> v71
+  // %8120 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18862,7 +18836,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8014 = contract f64[16,8] -> v89
+  // %8119 = contract f64[16,8] -> v89
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18894,7 +18868,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8019 = mul f64[16,8] -> v91
+  // %8124 = mul f64[16,8] -> v91
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -18906,7 +18880,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8027 = contract f64[16] -> v71
+  // %8132 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18935,7 +18909,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8030 = contract f64[16,8] -> v64
+  // %8135 = contract f64[16,8] -> v64
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18967,7 +18941,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8032 = sub f64[16,8] -> v89
+  // %8137 = sub f64[16,8] -> v89
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -18979,7 +18953,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8033 = contract f64[16] -> v71
+  // %8138 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19008,7 +18982,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8036 = mul f64[16,8] -> v64
+  // %8141 = mul f64[16,8] -> v64
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -19018,7 +18992,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8037 = contract f64[16,128] -> v89
+  // %8142 = contract f64[16,128] -> v89
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -19050,7 +19024,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8020 = contract f64[16,128] -> v92
+  // %8125 = contract f64[16,128] -> v92
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -19082,7 +19056,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8039 = reduce_sum f64[128] -> v73
+  // %8144 = reduce_sum f64[128] -> v73
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19099,7 +19073,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v73[i0 * L + l] = acc_v[l];
     }
   }
-  // %8040 = contract f64[16] -> v71
+  // %8145 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19128,14 +19102,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8043 = reshape f64[16] -> v72
+  // %8148 = reshape f64[16] -> v72
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v72[i0 * L + l] = v71[i0 * L + l] * ((1.0f - v70[i0 * L + l]) * v70[i0 * L + l]);
     }
   }
-  // %8044 = contract f64[128] -> v90
+  // %8149 = contract f64[128] -> v90
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19161,21 +19135,21 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v90[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8045 = add f64[128] -> v89
+  // %8150 = add f64[128] -> v89
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v89[i0 * L + l] = v73[i0 * L + l] + v90[i0 * L + l];
     }
   }
-  // %8046 = mul f64[128] -> v73
+  // %8151 = mul f64[128] -> v73
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v73[i0 * L + l] = ln2_gain[i0] * v89[i0 * L + l];
     }
   }
-  // %8047 = reduce_sum f64[] -> v70
+  // %8152 = reduce_sum f64[] -> v70
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -19190,7 +19164,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v70[l] = acc_v[l];
   }
-  // %8051 = contract f64[] -> v71
+  // %8156 = contract f64[] -> v71
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -19205,7 +19179,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v71[l] = acc0_v[l];
   }
-  // %8055 = sub f64[128] -> v90
+  // %8160 = sub f64[128] -> v90
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19248,7 +19222,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v70[l] = T(1) / std::sqrt((v71[l] * 0.0078125f) + 1e-05f);
   }
-  // %8057 = contract f64[64] -> v43
+  // %8162 = contract f64[64] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19274,14 +19248,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v43[(i0 * 4 + 3) * L + l] = acc3_v[l] * v70[l];
     }
   }
-  // %8058 = mul f64[64] -> v68
+  // %8163 = mul f64[64] -> v68
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v68[i0 * L + l] = v43[i0 * L + l] * step(v66[i0 * L + l]);
     }
   }
-  // %8059 = contract f64[128] -> v73
+  // %8164 = contract f64[128] -> v73
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19307,14 +19281,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8060 = mul f64[128] -> v92
+  // %8165 = mul f64[128] -> v92
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v92[i0 * L + l] = ff1_norm_gain[i0] * v73[i0 * L + l];
     }
   }
-  // %8061 = reduce_sum f64[] -> v71
+  // %8166 = reduce_sum f64[] -> v71
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -19329,7 +19303,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v71[l] = acc_v[l];
   }
-  // %8065 = contract f64[] -> v43
+  // %8170 = contract f64[] -> v43
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -19379,7 +19353,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v66[l] = T(1) / std::sqrt((v93[l] * 0.0078125f) + 1e-05f);
   }
-  // %8072 = reshape f64[16,8] -> v32
+  // %8177 = reshape f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19389,7 +19363,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
            v66[l]);
     }
   }
-  // %8146 = add f64[16,8] -> v92
+  // %8251 = add f64[16,8] -> v92
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -19401,7 +19375,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8148 = mul f64[16,8] -> v62
+  // %8253 = mul f64[16,8] -> v62
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -19411,7 +19385,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8084 = contract f64[16] -> v14
+  // %8189 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19440,7 +19414,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8083 = contract f64[16,8] -> v94
+  // %8188 = contract f64[16,8] -> v94
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -19472,7 +19446,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8087 = add f64[16,8] -> v95
+  // %8192 = add f64[16,8] -> v95
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -19483,7 +19457,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8088 = contract f64[16] -> v14
+  // %8193 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19512,14 +19486,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8091 = reshape f64[16] -> v15
+  // %8196 = reshape f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = (v57[i0 * L + l] * (1.0f - v57[i0 * L + l])) * v14[i0 * L + l];
     }
   }
-  // %8092 = contract f64[128] -> v94
+  // %8197 = contract f64[128] -> v94
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19545,7 +19519,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v94[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8097 = contract f64[16,8] -> v96
+  // %8202 = contract f64[16,8] -> v96
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -19577,7 +19551,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8094 = contract f64[16] -> v14
+  // %8199 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19606,7 +19580,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8099 = mul f64[16,8] -> v97
+  // %8204 = mul f64[16,8] -> v97
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -19618,7 +19592,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8103 = contract f64[16,8] -> v96
+  // %8208 = contract f64[16,8] -> v96
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -19650,7 +19624,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8100 = contract f64[16] -> v14
+  // %8205 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19679,7 +19653,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8105 = sub f64[16,8] -> v78
+  // %8210 = sub f64[16,8] -> v78
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -19691,7 +19665,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8106 = contract f64[16] -> v14
+  // %8211 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19720,7 +19694,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8109 = mul f64[16,8] -> v57
+  // %8214 = mul f64[16,8] -> v57
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -19730,7 +19704,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8110 = contract f64[16,128] -> v98
+  // %8215 = contract f64[16,128] -> v98
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -19762,7 +19736,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8111 = contract f64[16,128] -> v99
+  // %8216 = contract f64[16,128] -> v99
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -19794,7 +19768,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8113 = reduce_sum f64[128] -> v75
+  // %8218 = reduce_sum f64[128] -> v75
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19811,21 +19785,21 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v75[i0 * L + l] = acc_v[l];
     }
   }
-  // %8114 = add f64[128] -> v78
+  // %8219 = add f64[128] -> v78
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v78[i0 * L + l] = v94[i0 * L + l] + v75[i0 * L + l];
     }
   }
-  // %8115 = mul f64[128] -> v75
+  // %8220 = mul f64[128] -> v75
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v75[i0 * L + l] = ln2_gain[i0] * v78[i0 * L + l];
     }
   }
-  // %8116 = reduce_sum f64[] -> v93
+  // %8221 = reduce_sum f64[] -> v93
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -19840,7 +19814,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v93[l] = acc_v[l];
   }
-  // %8120 = contract f64[] -> v14
+  // %8225 = contract f64[] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -19855,7 +19829,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = acc0_v[l];
   }
-  // %8124 = sub f64[128] -> v94
+  // %8229 = sub f64[128] -> v94
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19898,7 +19872,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v93[l] = T(1) / std::sqrt((v14[l] * 0.0078125f) + 1e-05f);
   }
-  // %8126 = contract f64[64] -> v43
+  // %8231 = contract f64[64] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19924,14 +19898,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v43[(i0 * 4 + 3) * L + l] = acc3_v[l] * v93[l];
     }
   }
-  // %8127 = mul f64[64] -> v66
+  // %8232 = mul f64[64] -> v66
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v66[i0 * L + l] = step(v45[i0 * L + l]) * v43[i0 * L + l];
     }
   }
-  // %8128 = contract f64[128] -> v53
+  // %8233 = contract f64[128] -> v53
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19957,14 +19931,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8129 = mul f64[128] -> v75
+  // %8234 = mul f64[128] -> v75
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v75[i0 * L + l] = ff1_norm_gain[i0] * v53[i0 * L + l];
     }
   }
-  // %8130 = reduce_sum f64[] -> v14
+  // %8235 = reduce_sum f64[] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -19979,7 +19953,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = acc_v[l];
   }
-  // %8134 = contract f64[] -> v71
+  // %8239 = contract f64[] -> v71
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -20029,7 +20003,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v43[l] = T(1) / std::sqrt((v45[l] * 0.0078125f) + 1e-05f);
   }
-  // %8141 = reshape f64[16,8] -> v38
+  // %8246 = reshape f64[16,8] -> v38
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20039,7 +20013,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
            v43[l]);
     }
   }
-  // %8217 = add f64[16,8] -> v75
+  // %8322 = add f64[16,8] -> v75
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -20050,7 +20024,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8219 = mul f64[16,8] -> v18
+  // %8324 = mul f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -20130,7 +20104,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v29[l] = T(1) / std::sqrt((v71[l] * 0.0078125f) + 1e-05f);
   }
-  // %8153 = contract f64[16,8] -> v31
+  // %8258 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20162,7 +20136,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8154 = contract f64[16] -> v71
+  // %8259 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20191,7 +20165,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8157 = add f64[16,8] -> v51
+  // %8262 = add f64[16,8] -> v51
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -20201,7 +20175,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8167 = contract f64[16,8] -> v31
+  // %8272 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20233,7 +20207,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8164 = contract f64[16] -> v71
+  // %8269 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20262,7 +20236,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8169 = mul f64[16,8] -> v56
+  // %8274 = mul f64[16,8] -> v56
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -20273,7 +20247,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8170 = contract f64[16,8] -> v31
+  // %8275 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20305,7 +20279,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8171 = contract f64[16] -> v71
+  // %8276 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20334,7 +20308,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8175 = sub f64[16,8] -> v74
+  // %8280 = sub f64[16,8] -> v74
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -20345,7 +20319,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8176 = contract f64[16] -> v71
+  // %8281 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20374,7 +20348,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8179 = mul f64[16,8] -> v31
+  // %8284 = mul f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -20384,7 +20358,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8180 = contract f64[16,128] -> v98
+  // %8285 = contract f64[16,128] -> v98
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -20416,7 +20390,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8181 = contract f64[16,128] -> v99
+  // %8286 = contract f64[16,128] -> v99
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -20448,7 +20422,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8183 = reduce_sum f64[128] -> v63
+  // %8288 = reduce_sum f64[128] -> v63
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20465,7 +20439,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v63[i0 * L + l] = acc_v[l];
     }
   }
-  // %8158 = contract f64[16] -> v71
+  // %8263 = contract f64[16] -> v71
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20494,14 +20468,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8161 = reshape f64[16] -> v43
+  // %8266 = reshape f64[16] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v43[i0 * L + l] = v71[i0 * L + l] * (v25[i0 * L + l] * (1.0f - v25[i0 * L + l]));
     }
   }
-  // %8162 = contract f64[128] -> v51
+  // %8267 = contract f64[128] -> v51
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20527,21 +20501,21 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v51[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8184 = add f64[128] -> v74
+  // %8289 = add f64[128] -> v74
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v74[i0 * L + l] = v63[i0 * L + l] + v51[i0 * L + l];
     }
   }
-  // %8185 = mul f64[128] -> v51
+  // %8290 = mul f64[128] -> v51
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v51[i0 * L + l] = ln2_gain[i0] * v74[i0 * L + l];
     }
   }
-  // %8186 = reduce_sum f64[] -> v25
+  // %8291 = reduce_sum f64[] -> v25
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -20556,7 +20530,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v25[l] = acc_v[l];
   }
-  // %8190 = contract f64[] -> v71
+  // %8295 = contract f64[] -> v71
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -20571,7 +20545,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v71[l] = acc0_v[l];
   }
-  // %8194 = sub f64[128] -> v63
+  // %8299 = sub f64[128] -> v63
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20579,7 +20553,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
           (v51[i0 * L + l] - (v25[l] * 0.0078125f)) - ((v71[l] * 0.0078125f) * v47[i0 * L + l]);
     }
   }
-  // %8196 = contract f64[64] -> v45
+  // %8301 = contract f64[64] -> v45
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20605,14 +20579,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v45[(i0 * 4 + 3) * L + l] = acc3_v[l] * v29[l];
     }
   }
-  // %8197 = mul f64[64] -> v51
+  // %8302 = mul f64[64] -> v51
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v51[i0 * L + l] = v45[i0 * L + l] * step(v44[i0 * L + l]);
     }
   }
-  // %8198 = contract f64[128] -> v76
+  // %8303 = contract f64[128] -> v76
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20638,14 +20612,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v76[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8199 = mul f64[128] -> v79
+  // %8304 = mul f64[128] -> v79
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v79[i0 * L + l] = ff1_norm_gain[i0] * v76[i0 * L + l];
     }
   }
-  // %8200 = reduce_sum f64[] -> v25
+  // %8305 = reduce_sum f64[] -> v25
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -20660,7 +20634,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v25[l] = acc_v[l];
   }
-  // %8204 = contract f64[] -> v71
+  // %8309 = contract f64[] -> v71
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -20675,7 +20649,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v71[l] = acc0_v[l];
   }
-  // %8211 = reshape f64[16,8] -> v95
+  // %8316 = reshape f64[16,8] -> v95
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20684,34 +20658,44 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
                         (v29[l] * v63[i0 * L + l]);
     }
   }
-  // %9118 = add f64[16,8,8] -> a.W1
+  // %9230 = add f64[16,8] -> v79
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v79[(i0 * 8 + i1) * L + l] = (v23[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) +
+                                     (v62[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f));
+      }
+    }
+  }
+  // %9224 = add f64[16,8] -> v96
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v96[i0 * L + l] = v32[i0 * L + l] + v38[i0 * L + l];
+    }
+  }
+  // %9246 = sub f64[16,8,8] -> a.W1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((((v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v18[(i0 * 8 + i1) * L + l]) -
-                ((v95[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                 v21[(i0 * 8 + i2) * L + l])) +
-               (((((v23[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                   v10[(i0 * 8 + i2) * L + l]) +
-                  ((((v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                     v81[(i0 * 8 + i1) * L + l]) -
-                    ((v24[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                     v11[(i0 * 8 + i1) * L + l])) -
-                   ((v22[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                    v32[(i0 * 8 + i1) * L + l]))) -
-                 ((v22[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v38[(i0 * 8 + i1) * L + l])) +
-                ((v62[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                 v10[(i0 * 8 + i2) * L + l])));
+              (((((((v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                    v18[(i0 * 8 + i1) * L + l]) +
+                   a0[(i0 * 64 + i1 * 8 + i2) * L + l]) -
+                  ((v95[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                   v21[(i0 * 8 + i2) * L + l])) +
+                 (v79[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l])) +
+                ((v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v81[(i0 * 8 + i1) * L + l])) -
+               ((v24[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v11[(i0 * 8 + i1) * L + l])) -
+              (v96[(i0 * 8 + i1) * L + l] * (v22[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)));
         }
       }
     }
   }
-  // %9063 = add f64[16,8,8] -> a.W2
+  // %9168 = add f64[16,8,8] -> a.W2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -20730,7 +20714,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8235 = contract f64[16,8] -> v58
+  // %8340 = contract f64[16,8] -> v58
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20762,7 +20746,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8236 = contract f64[16] -> v14
+  // %8341 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20791,7 +20775,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8239 = mul f64[16,8] -> v59
+  // %8344 = mul f64[16,8] -> v59
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -20801,7 +20785,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8240 = contract f64[16,5] -> v58
+  // %8345 = contract f64[16,5] -> v58
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20838,7 +20822,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v58[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %5580 = contract f64[16,5] -> v61
+  // %5685 = contract f64[16,5] -> v61
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20875,7 +20859,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v61[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %5582 = contract f64[16,8] -> v77
+  // %5687 = contract f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20907,7 +20891,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %6566 = contract f64[16,8] -> v79
+  // %6671 = contract f64[16,8] -> v79
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20939,14 +20923,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %6568 = sub f64[16,8] -> v96
+  // %6673 = sub f64[16,8] -> v96
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v96[i0 * L + l] = v77[i0 * L + l] - v79[i0 * L + l];
     }
   }
-  // %7350 = contract f64[16] -> v14
+  // %7455 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20975,7 +20959,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8243 = mul f64[16,8] -> v77
+  // %8348 = mul f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -20985,7 +20969,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8244 = contract f64[16,5] -> v79
+  // %8349 = contract f64[16,5] -> v79
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21022,7 +21006,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v79[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8246 = reduce_sum f64[5] -> v14
+  // %8351 = reduce_sum f64[5] -> v14
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21040,7 +21024,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v14[i0 * L + l] = acc_v[l];
     }
   }
-  // %5593 = contract f64[16] -> v25
+  // %5698 = contract f64[16] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21069,14 +21053,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5596 = reshape f64[16] -> v71
+  // %5701 = reshape f64[16] -> v71
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v71[i0 * L + l] = v25[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
     }
   }
-  // %5597 = contract f64[5] -> v16
+  // %5702 = contract f64[5] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -21111,21 +21095,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v16[4 * L + l] = acc0_v[l];
   }
-  // %8247 = add f64[5] -> v25
+  // %8352 = add f64[5] -> v25
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v14[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %2416 = mul f64[16,1,1] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (1.0f - v17[i0 * L + l]) * v17[i0 * L + l];
-    }
-  }
-  // %8285 = contract f64[16] -> v16
+  // %8442 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21137,13 +21114,42 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v87[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v62[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v87[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v62[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v87[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v62[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v87[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v62[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8451 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -21154,14 +21160,433 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8288 = reshape f64[16] -> v44
+  // %9279 = sub f64[16] -> v44
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = v14[i0 * L + l] * v16[i0 * L + l];
+      v44[i0 * L + l] = (v14[i0 * L + l] * T(h)) - (v16[i0 * L + l] * T(h));
     }
   }
-  // %8289 = contract f64[5] -> v16
+  // %8445 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v38[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v38[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v38[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v38[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8449 = contract f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v6[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8454 = contract f64[16,8] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v18[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %9283 = sub f64[16,8] -> v58
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v58[(i0 * 8 + i1) * L + l] = (((v10[(i0 * 8 + i1) * L + l] * v44[i0 * L + l]) -
+                                       (v22[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * T(h)))) +
+                                      v19[(i0 * 8 + i1) * L + l]) -
+                                     v6[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %9284 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v58[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v58[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v58[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v58[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %9287 = mul f64[16,8] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 8 + i1) * L + l] =
+            v12[(i0 * 8 + i1) * L + l] * (v58[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
+      }
+    }
+  }
+  // %9288 = contract f64[16,5] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v6[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v6[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8462 = contract f64[16,5] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v18[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v18[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8464 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v95[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v95[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v95[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v95[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8463 = contract f64[16,8] -> v58
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v95[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v95[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v95[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v95[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v58[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v58[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v58[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v58[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8467 = add f64[16,8] -> v61
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v61[(i0 * 8 + i1) * L + l] =
+            (v10[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * T(h))) + v58[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8468 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v61[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v61[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v61[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v61[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8471 = mul f64[16,8] -> v58
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v58[(i0 * 8 + i1) * L + l] =
+            v21[(i0 * 8 + i1) * L + l] * (v61[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
+      }
+    }
+  }
+  // %8472 = contract f64[16,5] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v58[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v58[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v58[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v58[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 5) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v58[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %9290 = reduce_sum f64[5] -> v14
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 5) * L + l] +
+                               (v19[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %8476 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v75[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v75[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v75[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v75[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8479 = reshape f64[16] -> v44
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]) * v16[i0 * L + l];
+    }
+  }
+  // %8480 = contract f64[5] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -21196,7 +21621,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v16[4 * L + l] = acc0_v[l];
   }
-  // %8281 = contract f64[16,5] -> v17
+  // %9291 = add f64[5] -> v20
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v14[i0 * L + l] + v16[i0 * L + l];
+    }
+  }
+  // %8386 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21216,10 +21648,10 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5) * L + l] = acc0_v[l];
-      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -21230,10 +21662,10 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8274 = contract f64[16,8] -> v19
+  // %8379 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -21265,7 +21697,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8271 = contract f64[16] -> v45
+  // %8376 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21288,24 +21720,24 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8275 = add f64[16,8] -> v26
+  // %8380 = add f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1) * L + l] =
+        v21[(i0 * 8 + i1) * L + l] =
             v19[(i0 * 8 + i1) * L + l] +
-            (v9[(i0 * 8 + i1) * L + l] * (v45[i0 * L + l] * (T(h) * 0.5f)));
+            (v9[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %8276 = contract f64[16] -> v45
+  // %8381 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21317,34 +21749,34 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8279 = mul f64[16,8] -> v19
+  // %8384 = mul f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v19[(i0 * 8 + i1) * L + l] =
-            (v26[(i0 * 8 + i1) * L + l] - v45[i0 * L + l]) * v22[(i0 * 8 + i1) * L + l];
+            (v21[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v22[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %8280 = contract f64[16,5] -> v26
+  // %8385 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21364,10 +21796,10 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5) * L + l] = acc0_v[l];
-      v26[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 5) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -21378,10 +21810,10 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8258 = contract f64[16,8] -> v58
+  // %8363 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -21406,14 +21838,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v58[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v58[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v58[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v58[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8251 = contract f64[16] -> v45
+  // %8356 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21436,13 +21868,49 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8254 = contract f64[16] -> v61
+  // %8365 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %9247 = sub f64[16] -> v45
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v45[i0 * L + l] = (v14[i0 * L + l] * (T(h) * 0.5f)) - (v16[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %8359 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21465,13 +21933,13 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v61[(i0 * 4) * L + l] = acc0_v[l];
-      v61[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v61[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v61[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8263 = contract f64[16,8] -> v11
+  // %8368 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -21496,14 +21964,26 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8260 = contract f64[16] -> v79
+  // %9251 = sub f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] =
+            ((v30[(i0 * 8 + i1) * L + l] + (v9[(i0 * 8 + i1) * L + l] * v45[i0 * L + l])) -
+             (v24[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))) -
+            v8[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %9252 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21515,77 +21995,34 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v79[(i0 * 4) * L + l] = acc0_v[l];
-      v79[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v79[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v79[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8265 = sub f64[16,8] -> v8
+  // %9255 = mul f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 8 + i1) * L + l] =
-            (v58[(i0 * 8 + i1) * L + l] +
-             ((v9[(i0 * 8 + i1) * L + l] * (v45[i0 * L + l] * (T(h) * 0.5f))) -
-              (v24[(i0 * 8 + i1) * L + l] * (v61[i0 * L + l] * (T(h) * 0.5f))))) -
-            (v11[(i0 * 8 + i1) * L + l] +
-             (v9[(i0 * 8 + i1) * L + l] * (v79[i0 * L + l] * (T(h) * 0.5f))));
+            (v11[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %8266 = contract f64[16] -> v45
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8269 = mul f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] =
-            (v8[(i0 * 8 + i1) * L + l] - v45[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %8270 = contract f64[16,5] -> v8
+  // %9256 = contract f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21597,32 +22034,32 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8284 = reduce_sum f64[5] -> v45
+  // %9258 = reduce_sum f64[5] -> v14
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21631,23 +22068,23 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v17[(i0 + i1 * 5) * L + l] + v26[(i0 + i1 * 5) * L + l]) +
-                               v8[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + ((v12[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]) +
+                               v9[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = acc_v[l];
+      v14[i0 * L + l] = acc_v[l];
     }
   }
-  // %8290 = add f64[5] -> v8
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  // %2416 = mul f64[16,1,1] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v16[i0 * L + l] + v45[i0 * L + l];
+      v16[i0 * L + l] = (1.0f - v17[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %8295 = contract f64[16] -> v16
+  // %8390 = contract f64[16] -> v45
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21659,42 +22096,13 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v87[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v87[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v87[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8298 = contract f64[16] -> v45
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v87[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -21705,39 +22113,56 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8294 = contract f64[16,8] -> v11
+  // %8393 = reshape f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v7[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v16[i0 * L + l] * v45[i0 * L + l];
     }
   }
-  // %8303 = contract f64[16] -> v17
+  // %8394 = contract f64[5] -> v45
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v9[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v9[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v45[l] = acc0_v[l];
+    v45[1 * L + l] = acc1_v[l];
+    v45[2 * L + l] = acc2_v[l];
+    v45[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v9[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v45[4 * L + l] = acc0_v[l];
+  }
+  // %9259 = add f64[5] -> v11
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v14[i0 * L + l] + v45[i0 * L + l];
+    }
+  }
+  // %8433 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21749,146 +22174,66 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v62[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v92[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v92[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v92[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v92[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8306 = contract f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v62[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v62[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v62[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v62[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8308 = sub f64[16,8] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1) * L + l] =
-            (((v10[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) -
-              (v22[(i0 * 8 + i1) * L + l] * (v45[i0 * L + l] * (T(h) * 0.5f)))) +
-             v11[(i0 * 8 + i1) * L + l]) -
-            ((v10[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
-             v24[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %8309 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8312 = mul f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] * (v26[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]);
-      }
-    }
-  }
-  // %8313 = contract f64[16,5] -> v17
+  // %8436 = reshape f64[16] -> v45
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5) * L + l] = acc0_v[l];
-      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v45[i0 * L + l] = v14[i0 * L + l] * v16[i0 * L + l];
     }
   }
-  // %8314 = contract f64[16] -> v16
+  // %8437 = contract f64[5] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v45[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v45[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v45[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v45[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v45[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[4 * L + l] = acc0_v[l];
+  }
+  // %8419 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21917,7 +22262,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8317 = contract f64[16,8] -> v24
+  // %8422 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -21942,25 +22287,25 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8318 = add f64[16,8] -> v26
+  // %8423 = add f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1) * L + l] =
+        v17[(i0 * 8 + i1) * L + l] =
             (v10[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) +
-            v24[(i0 * 8 + i1) * L + l];
+            v12[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %8319 = contract f64[16] -> v16
+  // %8424 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21972,13 +22317,13 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -21989,17 +22334,17 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8322 = mul f64[16,8] -> v24
+  // %8427 = mul f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1) * L + l] =
-            (v26[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v22[(i0 * 8 + i1) * L + l];
+        v12[(i0 * 8 + i1) * L + l] =
+            (v17[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v22[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %8323 = contract f64[16,5] -> v26
+  // %8428 = contract f64[16,5] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22011,32 +22356,32 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v24[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v24[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v24[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5) * L + l] = acc0_v[l];
-      v26[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 5) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8324 = contract f64[16,5] -> v27
+  // %8429 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22056,10 +22401,10 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 5) * L + l] = acc0_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 5) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -22070,10 +22415,257 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8327 = reduce_sum f64[5] -> v16
+  // %8400 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8408 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v62[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v62[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v62[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v62[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %9263 = sub f64[16] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = (v16[i0 * L + l] * (T(h) * 0.5f)) - (v24[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %8403 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8399 = contract f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v7[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8411 = contract f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v62[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v62[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v62[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v62[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %9267 = sub f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1) * L + l] =
+            (((v10[(i0 * 8 + i1) * L + l] * v26[i0 * L + l]) -
+              (v22[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)))) +
+             v24[(i0 * 8 + i1) * L + l]) -
+            v7[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %9268 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %9271 = mul f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] =
+            (v27[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %9272 = contract f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v7[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v7[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v7[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %9274 = reduce_sum f64[5] -> v16
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22082,8 +22674,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v17[(i0 + i1 * 5) * L + l] +
-                               (v26[(i0 + i1 * 5) * L + l] + v27[(i0 + i1 * 5) * L + l]));
+        acc_v[l] = acc_v[l] + ((v17[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]) +
+                               v10[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -22091,632 +22683,42 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v16[i0 * L + l] = acc_v[l];
     }
   }
-  // %8328 = contract f64[16] -> v45
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v92[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v92[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v92[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v92[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8331 = reshape f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v45[i0 * L + l] * v14[i0 * L + l];
-    }
-  }
-  // %8332 = contract f64[5] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5], v17[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v17[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v17[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v17[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc0_v[l];
-    v14[1 * L + l] = acc1_v[l];
-    v14[2 * L + l] = acc2_v[l];
-    v14[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v17[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[4 * L + l] = acc0_v[l];
-  }
-  // %8385 = mul f64[5] -> v45
+  // %9275 = add f64[5] -> v10
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = (v16[i0 * L + l] + v14[i0 * L + l]) * 0.33333334f;
+      v10[i0 * L + l] = v14[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %8357 = contract f64[16,5] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v18[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v18[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5) * L + l] = acc0_v[l];
-      v26[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %8359 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v95[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v95[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v95[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v95[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8358 = contract f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v95[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v95[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v95[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v95[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8362 = add f64[16,8] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] =
-            (v10[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * T(h))) + v27[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %8363 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8366 = mul f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] =
-            v21[(i0 * 8 + i1) * L + l] * (v28[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
-      }
-    }
-  }
-  // %8367 = contract f64[16,5] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v27[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v27[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v27[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v27[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v27[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %8337 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v62[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v62[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v62[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v62[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8340 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v38[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v38[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v38[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v38[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8344 = contract f64[16,8] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8349 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8346 = contract f64[16] -> v32
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8351 = sub f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] =
-            (((v10[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * T(h))) -
-              (v22[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * T(h)))) +
-             v28[(i0 * 8 + i1) * L + l]) -
-            (v6[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v32[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %8352 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8355 = mul f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1) * L + l] =
-            v12[(i0 * 8 + i1) * L + l] * (v7[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
-      }
-    }
-  }
-  // %8356 = contract f64[16,5] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v6[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v6[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %8370 = reduce_sum f64[5] -> v14
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v26[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]) +
-                               v7[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %8371 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v75[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8374 = reshape f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]) * v16[i0 * L + l];
-    }
-  }
-  // %8375 = contract f64[5] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v7[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v7[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v7[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v7[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[4 * L + l] = acc0_v[l];
-  }
-  // %8376 = add f64[5] -> v20
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v14[i0 * L + l] + v16[i0 * L + l];
-    }
-  }
-  // %9064 = mul f64[5] -> adj.ln1.gain
+  // %9300 = mul f64[5] -> adj.ln1.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-((v4[i0 * L + l] * v25[i0 * L + l]) * 0.16666667f)) -
-                           ((v2[i0 * L + l] * v8[i0 * L + l]) * 0.33333334f)) -
-                          (v2[i0 * L + l] * v45[i0 * L + l])) -
-                         ((v0[i0 * L + l] * v20[i0 * L + l]) * 0.16666667f));
+        sum[l] = (((-(((v4[i0 * L + l] * v25[i0 * L + l]) + (v0[i0 * L + l] * v20[i0 * L + l])) *
+                      0.16666667f)) -
+                   ((v2[i0 * L + l] * v11[i0 * L + l]) * 0.33333334f)) -
+                  (v2[i0 * L + l] * (v10[i0 * L + l] * 0.33333334f))) *
+                 T(h);
       }
       dtheta_ln1_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %8389 = mul f64[5] -> adj.ln1.bias
+  // %9314 = mul f64[5] -> adj.ln1.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v8[i0 * L + l] * 0.33333334f)) - (v25[i0 * L + l] * 0.16666667f)) -
-                          v45[i0 * L + l]) -
-                         (v20[i0 * L + l] * 0.16666667f));
+        sum[l] = ((-((v10[i0 * L + l] + v11[i0 * L + l]) * 0.33333334f)) -
+                  ((v25[i0 * L + l] + v20[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %9067 = sub f64[16,5] -> adj.Wb1
+  // %9172 = sub f64[16,5] -> adj.Wb1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -22724,15 +22726,22 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (((-(v71[i0 * L + l] * (v5[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                     (v44[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                    ((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v17[i0 * L + l])) -
-                   ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v7[i0 * L + l]);
+                     (v9[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                    ((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v45[i0 * L + l])) -
+                   ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v44[i0 * L + l]);
         }
         dtheta_Wb1[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %9070 = sub f64[16,8,5] -> adj.Wk1
+  // %9320 = add f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v7[i0 * L + l] + v8[i0 * L + l];
+    }
+  }
+  // %9325 = sub f64[16,8,5] -> adj.Wk1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -22740,9 +22749,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v9[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v77[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v11[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v9[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v77[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
                      (v6[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
@@ -22750,7 +22758,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %9073 = sub f64[16,8,5] -> adj.Wv1
+  // %9326 = add f64[16,8] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v62[i0 * L + l] + v23[i0 * L + l];
+    }
+  }
+  // %9330 = sub f64[16,8,5] -> adj.Wv1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -22758,9 +22773,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v23[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v81[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v62[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v6[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v81[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
                      (v18[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
@@ -22768,7 +22782,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %9076 = sub f64[16,8,5] -> adj.Wq1
+  // %9331 = add f64[16,8] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v12[i0 * L + l] + v19[i0 * L + l];
+    }
+  }
+  // %9335 = sub f64[16,8,5] -> adj.Wq1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -22776,126 +22797,99 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v19[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v59[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v24[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v27[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v6[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v59[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v58[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wq1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %8419 = mul f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v73[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %8422 = mul f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v49[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %8425 = mul f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v53[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %8428 = mul f64[128] -> v9
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v76[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %8431 = mul f64[128] -> adj.ff1.norm.gain
+  // %8536 = mul f64[128] -> adj.ff1.norm.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v55[i0 * L + l] * v6[i0 * L + l])) - (v33[i0 * L + l] * v7[i0 * L + l])) -
-                   (v8[i0 * L + l] * v37[i0 * L + l])) -
-                  (v9[i0 * L + l] * v35[i0 * L + l])) *
+        sum[l] = ((((-(v55[i0 * L + l] * (v73[i0 * L + l] * 0.33333334f))) -
+                    (v33[i0 * L + l] * (v49[i0 * L + l] * 0.16666667f))) -
+                   ((v53[i0 * L + l] * 0.33333334f) * v37[i0 * L + l])) -
+                  ((v76[i0 * L + l] * 0.16666667f) * v35[i0 * L + l])) *
                  T(h);
       }
       dtheta_ff1_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %8436 = mul f64[128] -> adj.ff1.norm.bias
+  // %9344 = mul f64[128] -> adj.ff1.norm.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v6[i0 * L + l]) - v7[i0 * L + l]) - v8[i0 * L + l]) - v9[i0 * L + l]) * T(h);
+        sum[l] = ((-((v53[i0 * L + l] + v73[i0 * L + l]) * 0.33333334f)) -
+                  ((v76[i0 * L + l] + v49[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ff1_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %8437 = mul f64[64] -> v44
+  // %8543 = contract f64[64] -> v44
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = v84[i0 * L + l] * 0.16666667f;
+      v44[i0 * L + l] = (v84[i0 * L + l] * 0.16666667f) * T(h);
     }
   }
-  // %8441 = mul f64[64] -> v45
+  // %8547 = contract f64[64] -> v45
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = v68[i0 * L + l] * 0.33333334f;
+      v45[i0 * L + l] = (v68[i0 * L + l] * 0.33333334f) * T(h);
     }
   }
-  // %8445 = mul f64[64] -> v6
+  // %8551 = contract f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v66[i0 * L + l] * 0.33333334f;
+      v6[i0 * L + l] = (v66[i0 * L + l] * 0.33333334f) * T(h);
     }
   }
-  // %8449 = mul f64[64] -> v66
+  // %8555 = contract f64[64] -> v7
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v66[i0 * L + l] = v51[i0 * L + l] * 0.16666667f;
+      v7[i0 * L + l] = (v51[i0 * L + l] * 0.16666667f) * T(h);
     }
   }
-  // %8452 = sub f64[64,128] -> adj.ff1.up.weight
+  // %8557 = sub f64[64,128] -> adj.ff1.up.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v34[i1 * L + l] * (v44[i0 * L + l] * T(h)))) -
-                     ((v45[i0 * L + l] * T(h)) * v60[i1 * L + l])) -
-                    (v39[i1 * L + l] * (v6[i0 * L + l] * T(h)))) -
-                   (v36[i1 * L + l] * (v66[i0 * L + l] * T(h)));
+          sum[l] = (((-(v34[i1 * L + l] * v44[i0 * L + l])) - (v45[i0 * L + l] * v60[i1 * L + l])) -
+                    (v39[i1 * L + l] * v6[i0 * L + l])) -
+                   (v36[i1 * L + l] * v7[i0 * L + l]);
         }
         dtheta_ff1_up_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %8457 = mul f64[64] -> adj.ff1.up.bias
+  // %9353 = mul f64[64] -> adj.ff1.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * ((((-v44[i0 * L + l]) - v45[i0 * L + l]) - v6[i0 * L + l]) - v66[i0 * L + l]);
+        sum[l] = T(h) * ((-((v84[i0 * L + l] + v51[i0 * L + l]) * 0.16666667f)) -
+                         ((v66[i0 * L + l] + v68[i0 * L + l]) * 0.33333334f));
       }
       dtheta_ff1_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %8471 = sub f64[128,64] -> adj.ff1.down.weight
+  // %8576 = sub f64[128,64] -> adj.ff1.down.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -22911,65 +22905,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8480 = mul f64[128] -> adj.ff1.down.bias
+  // %9362 = mul f64[128] -> adj.ff1.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-((v85[i0 * L + l] * v13[l]) * 0.16666667f)) -
-                    ((v90[i0 * L + l] * v70[l]) * 0.33333334f)) -
-                   ((v94[i0 * L + l] * v93[l]) * 0.33333334f)) -
-                  ((v29[l] * v63[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((-(((v29[l] * v63[i0 * L + l]) + (v85[i0 * L + l] * v13[l])) * 0.16666667f)) -
+                  (((v94[i0 * L + l] * v93[l]) + (v90[i0 * L + l] * v70[l])) * 0.33333334f)) *
                  T(h);
       }
       dtheta_ff1_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %8481 = mul f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v88[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %8499 = mul f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v74[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %9077 = mul f64[128] -> adj.ln2.gain
+  // %9367 = mul f64[128] -> adj.ln2.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v46[i0 * L + l] * v6[i0 * L + l])) -
-                    ((v67[i0 * L + l] * v89[i0 * L + l]) * 0.33333334f)) -
-                   ((v48[i0 * L + l] * v78[i0 * L + l]) * 0.33333334f)) -
-                  (v7[i0 * L + l] * v47[i0 * L + l])) *
+        sum[l] = (((-(v46[i0 * L + l] * (v88[i0 * L + l] * 0.16666667f))) -
+                   (((v67[i0 * L + l] * v89[i0 * L + l]) + (v48[i0 * L + l] * v78[i0 * L + l])) *
+                    0.33333334f)) -
+                  ((v74[i0 * L + l] * 0.16666667f) * v47[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln2_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %8501 = mul f64[128] -> adj.ln2.bias
+  // %9376 = mul f64[128] -> adj.ln2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v6[i0 * L + l]) - (v89[i0 * L + l] * 0.33333334f)) -
-                   (v78[i0 * L + l] * 0.33333334f)) -
-                  v7[i0 * L + l]) *
+        sum[l] = ((-((v74[i0 * L + l] + v88[i0 * L + l]) * 0.16666667f)) -
+                  ((v89[i0 * L + l] + v78[i0 * L + l]) * 0.33333334f)) *
                  T(h);
       }
       dtheta_ln2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %8511 = sub f64[16,128] -> adj.Wb2
+  // %8616 = sub f64[16,128] -> adj.Wb2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -22985,7 +22962,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8522 = sub f64[16,8,128] -> adj.Wk2
+  // %8627 = sub f64[16,8,128] -> adj.Wk2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
@@ -23003,7 +22980,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %8529 = sub f64[16,8,128] -> adj.Wv2
+  // %8634 = sub f64[16,8,128] -> adj.Wv2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
@@ -23021,33 +22998,33 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %6855 = broadcast f64[16,8,128] -> adj.Wq2
+  // %6960 = broadcast f64[16,8,128] -> adj.Wq2
   for (int64_t i0 = 0; i0 < 16384; ++i0) {
     dtheta_Wq2[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6856 = broadcast f64[128] -> adj.ff2.norm.gain, adj.ff2.norm.bias, adj.ff2.down.bias
+  // %6961 = broadcast f64[128] -> adj.ff2.norm.gain, adj.ff2.norm.bias, adj.ff2.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff2_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff2_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff2_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6857 = broadcast f64[64,128] -> adj.ff2.up.weight
+  // %6962 = broadcast f64[64,128] -> adj.ff2.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff2_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6858 = broadcast f64[64] -> adj.ff2.up.bias
+  // %6963 = broadcast f64[64] -> adj.ff2.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff2_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6859 = broadcast f64[128,64] -> adj.ff2.down.weight
+  // %6964 = broadcast f64[128,64] -> adj.ff2.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff2_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6860 = broadcast f64[3,128] -> adj.out.weight
+  // %6965 = broadcast f64[3,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6861 = broadcast f64[3] -> adj.out.bias
+  // %6966 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -25706,7 +25683,7 @@ const plastic_model kModel = {
             .field_vjp = 206272,
             .adjoint_field = 395136,
             .step = 91904,
-            .step_vjp = 798400,
+            .step_vjp = 692352,
             .adjoint_step = 633280,
             .output = 12928,
             .output_vjp = 88832,

@@ -118,12 +118,12 @@ enum { fwp_delta_2layer_step_lanes = 8, fwp_delta_2layer_step_scratch_bytes = 91
  *   z0_bar: varying[2048] = 16384 floats
  *   theta_bar: uniform[87517] = 87517 floats
  *   u_stages_bar: varying[20] = 160 floats, may be NULL
- *   scratch: scratch arena, 798400 bytes, 64-byte aligned
+ *   scratch: scratch arena, 692352 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_step_vjp(const void* ctx, double t, double h, const void* z0,
                                const void* theta, const void* u_stages, const void* z1_bar,
                                void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_bytes = 798400 };
+enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_bytes = 692352 };
 
 /* fwp_delta_2layer_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2713,50 +2713,7 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde.field.step.rk4: 88 nodes
-  // %490 = layernorm f64[21] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 42) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 21.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 21.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %492 = add f64[21] -> v1
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
-    }
-  }
+  // fwp_delta_cde.field.step.rk4: 87 nodes
   // %467 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2777,8 +2734,8 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e43 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
+        const T e12 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -2793,11 +2750,54 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %469 = add f64[21] -> v2
+  // %469 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+    }
+  }
+  // %490 = layernorm f64[21] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 42) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 21.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e43 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 21.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %492 = add f64[21] -> v2
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
   // %465 = contract f64[4,20] -> v3
@@ -3114,17 +3114,17 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v2[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc4_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0], v2[i0 * L + l], acc4_v[l]);
       acc8_v[l] = std::fma(Wb[i0], v11[i0 * L + l], acc8_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v2[i0 * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc5_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 21], v2[i0 * L + l], acc5_v[l]);
       acc9_v[l] = std::fma(Wb[i0 + 21], v11[i0 * L + l], acc9_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v2[i0 * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc6_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 42], v2[i0 * L + l], acc6_v[l]);
       acc10_v[l] = std::fma(Wb[i0 + 42], v11[i0 * L + l], acc10_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v2[i0 * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc7_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 63], v2[i0 * L + l], acc7_v[l]);
       acc11_v[l] = std::fma(Wb[i0 + 63], v11[i0 * L + l], acc11_v[l]);
     }
   }
@@ -3173,13 +3173,6 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %762 = mul f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v14[i0 * L + l] * 0.33333334f;
-    }
-  }
   // %774 = contract f64[4] -> v0
   // %788 = contract f64[4] -> v10
   PLASTIC_SIMD
@@ -3217,24 +3210,31 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     v10[2 * L + l] = acc6_v[l];
     v10[3 * L + l] = acc7_v[l];
   }
-  // %810 = contract f64[4] -> v3
+  // %762 = mul f64[4,20] -> v3
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v14[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %810 = contract f64[4] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v12[i0 * L + l]) * (T(h) * 0.16666667f);
+      v14[i0 * L + l] = sigmoid(v12[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %811 = contract f64[4,20] -> v14
+  // %811 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] = v4[(i0 * 20 + i1) * L + l] * v3[i0 * L + l];
+        v15[(i0 * 20 + i1) * L + l] = v4[(i0 * 20 + i1) * L + l] * v14[i0 * L + l];
       }
     }
   }
-  // %497 = contract f64[4,20] -> v3
   // %474 = contract f64[4,20] -> v4
+  // %497 = contract f64[4,20] -> v14
   // %524 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -3272,14 +3272,14 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
         v16[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
         v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
         v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
@@ -3294,24 +3294,24 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       v17[i0 * L + l] = vm::tanh(v4[i0 * L + l] - v5[i0 * L + l]);
     }
   }
-  // %816 = tanh f64[4,20] -> v4
+  // %802 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v3[(i0 * 20 + i1) * L + l] -
-                     ((v17[(i0 * 20 + i1) * L + l] * v7[i0 * L + l]) + v8[(i0 * 20 + i1) * L + l]));
+            v17[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %802 = contract f64[4,20] -> v5
+  // %816 = tanh f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v5[(i0 * 20 + i1) * L + l] =
-            v17[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.16666667f));
+            vm::tanh(v14[(i0 * 20 + i1) * L + l] -
+                     ((v17[(i0 * 20 + i1) * L + l] * v7[i0 * L + l]) + v8[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -3321,36 +3321,45 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v17[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v3[(i0 * 20 + i1) * L + l] -
-                     ((v4[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
+            vm::tanh(v14[(i0 * 20 + i1) * L + l] -
+                     ((v5[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
                       v8[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %830 = tanh f64[4,20] -> v3
+  // %838 = add f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] =
+        v8[(i0 * 20 + i1) * L + l] =
+            (v17[(i0 * 20 + i1) * L + l] * T(h)) + (v5[(i0 * 20 + i1) * L + l] * T(h));
+      }
+    }
+  }
+  // %830 = tanh f64[4,20] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 20 + i1) * L + l] =
             vm::tanh(v16[(i0 * 20 + i1) * L + l] -
                      (v9[(i0 * 20 + i1) * L + l] +
                       (v17[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * T(h)))));
       }
     }
   }
-  // %833 = add f64[4,20,20] -> W
+  // %842 = add f64[4,20,20] -> W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              (((((v4[(i0 * 20 + i1) * L + l] * T(h)) * v15[(i0 * 20 + i2) * L + l]) +
-                 (v6[(i0 * 20 + i2) * L + l] * v5[(i0 * 20 + i1) * L + l])) +
-                ((v17[(i0 * 20 + i1) * L + l] * T(h)) * v15[(i0 * 20 + i2) * L + l])) +
-               (v14[(i0 * 20 + i2) * L + l] * v3[(i0 * 20 + i1) * L + l])) +
-              z0_W[(i0 * 400 + i1 * 20 + i2) * L + l];
+              z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
+              (((v6[(i0 * 20 + i2) * L + l] * v4[(i0 * 20 + i1) * L + l]) +
+                (v8[(i0 * 20 + i1) * L + l] * v3[(i0 * 20 + i2) * L + l])) +
+               (v15[(i0 * 20 + i2) * L + l] * v5[(i0 * 20 + i1) * L + l]));
         }
       }
     }
@@ -3411,11 +3420,11 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38784);
   T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41344);
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43904);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46464);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49024);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49280);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51840);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44608);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45312);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47872);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50432);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52992);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3434,7 +3443,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_cde.field.step.rk4.vjp: 271 nodes
+  // fwp_delta_cde.field.step.rk4.vjp: 265 nodes
   for (int64_t p0 = 0; p0 < 36; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
@@ -3999,7 +4008,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v22[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v15[i0 * L + l]);
     }
   }
-  // %981 = contract f64[4] -> v7
+  // %986 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4023,7 +4032,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v7[2 * L + l] = acc2_v[l];
     v7[3 * L + l] = acc3_v[l];
   }
-  // %1230 = tanh f64[4,20] -> v12
+  // %1235 = tanh f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4088,7 +4097,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v23[2 * L + l] = acc6_v[l];
     v23[3 * L + l] = acc7_v[l];
   }
-  // %1234 = tanh f64[4,20] -> v24
+  // %1239 = tanh f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4100,7 +4109,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1238 = tanh f64[4,20] -> v11
+  // %1243 = tanh f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4112,9 +4121,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1241 = contract f64[4,20] -> v10
-  // %1009 = contract f64[4,20] -> v20
-  // %1038 = contract f64[4,20] -> v21
+  // %1246 = contract f64[4,20] -> v10
+  // %1014 = contract f64[4,20] -> v20
+  // %1043 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4178,14 +4187,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1242 = mul f64[4,20] -> v13
+  // %1247 = mul f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v10[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
     }
   }
-  // %1249 = mul f64[4,20] -> v10
+  // %1254 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4196,7 +4205,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1256 = mul f64[4,20] -> v25
+  // %1261 = mul f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4208,202 +4217,43 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1261 = mul f64[4,20] -> v20
+  // %1300 = add f64[4,20] -> v20
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v25[i0 * L + l] + v10[i0 * L + l];
+    }
+  }
+  // %1266 = mul f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
+        v26[(i0 * 20 + i1) * L + l] =
             (v21[(i0 * 20 + i1) * L + l] -
              (v25[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f)))) *
             (1.0f - square(v22[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1263 = sub f64[4,20,20] -> d.W
+  // %1504 = sub f64[4,20,20] -> d.W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
-                 (v16[(i0 * 20 + i2) * L + l] * v13[(i0 * 20 + i1) * L + l])) -
-                (v10[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i2) * L + l])) -
-               (v25[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i2) * L + l])) -
-              (v20[(i0 * 20 + i1) * L + l] * v18[(i0 * 20 + i2) * L + l]);
+              ((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
+                (v16[(i0 * 20 + i2) * L + l] * v13[(i0 * 20 + i1) * L + l])) -
+               (v20[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i2) * L + l])) -
+              (v26[(i0 * 20 + i1) * L + l] * v18[(i0 * 20 + i2) * L + l]);
         }
       }
     }
   }
-  // %1274 = contract f64[4,20] -> v21
-  // %1281 = contract f64[4,20] -> v26
-  // %1286 = contract f64[4,20] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v12[(i0 * 20 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v12[(i0 * 20 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-        v27[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-        v27[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-        v27[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-        v27[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %1275 = contract f64[4] -> v7
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
-    v7[1 * L + l] = acc1_v[l];
-    v7[2 * L + l] = acc2_v[l];
-    v7[3 * L + l] = acc3_v[l];
-  }
-  // %1276 = mul f64[4] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v7[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
-    }
-  }
-  // %1282 = contract f64[4] -> v7
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v24[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
-    v7[1 * L + l] = acc1_v[l];
-    v7[2 * L + l] = acc2_v[l];
-    v7[3 * L + l] = acc3_v[l];
-  }
-  // %1287 = contract f64[4] -> v23
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v23[l] = acc0_v[l];
-    v23[1 * L + l] = acc1_v[l];
-    v23[2 * L + l] = acc2_v[l];
-    v23[3 * L + l] = acc3_v[l];
-  }
-  // %1291 = add f64[4,20] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] =
-            (v26[(i0 * 20 + i1) * L + l] -
-             (v16[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * T(h)))) +
-            (v27[(i0 * 20 + i1) * L + l] -
-             (v19[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %1295 = add f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v25[i0 * L + l] + v10[i0 * L + l];
-    }
-  }
-  // %1278 = contract f64[21] -> v24
-  // %1296 = contract f64[21] -> v26
-  // %1264 = contract f64[21] -> v27
+  // %1283 = contract f64[21] -> v21
+  // %1301 = contract f64[21] -> v27
+  // %1269 = contract f64[21] -> v28
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4427,44 +4277,44 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           acc0_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v13[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v12[(i1 * 20 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v20[(i1 * 20 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v20[(i1 * 20 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v26[(i1 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v13[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v12[(i1 * 20 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v20[(i1 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v20[(i1 * 20 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v26[(i1 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v13[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v12[(i1 * 20 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v20[(i1 * 20 + i2) * L + l],
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v20[(i1 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v26[(i1 * 20 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v13[(i1 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v12[(i1 * 20 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v20[(i1 * 20 + i2) * L + l],
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v20[(i1 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v26[(i1 * 20 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v26[(i0 * 4) * L + l] = acc4_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v27[(i0 * 4) * L + l] = acc8_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc4_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v28[(i0 * 4) * L + l] = acc8_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4478,18 +4328,27 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v12[(i0 * 20 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v20[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v20[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v26[(i0 * 20 + i1) * L + l], acc2_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[20 * L + l] = acc0_v[l];
-    v26[20 * L + l] = acc1_v[l];
-    v27[20 * L + l] = acc2_v[l];
+    v21[20 * L + l] = acc0_v[l];
+    v27[20 * L + l] = acc1_v[l];
+    v28[20 * L + l] = acc2_v[l];
   }
-  // %1054 = contract f64[4,20] -> v28
+  // %1505 = add f64[4,20] -> v29
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v12[i0 * L + l] + v24[i0 * L + l];
+    }
+  }
+  // %1279 = contract f64[4,20] -> v30
+  // %1506 = contract f64[4,20] -> v31
+  // %1059 = contract f64[4,20] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4498,30 +4357,184 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v29[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v29[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v29[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v22[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v29[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v22[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v28[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v28[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v28[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v30[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v30[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v30[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v30[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v32[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1265 = contract f64[4] -> v29
+  // %1280 = contract f64[4] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v16[i0 * L + l], v30[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v30[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v30[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v30[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
+  }
+  // %1281 = mul f64[4] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v7[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+    }
+  }
+  // %1287 = contract f64[4] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v24[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
+  }
+  // %1292 = contract f64[4] -> v23
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v10[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v23[l] = acc0_v[l];
+    v23[1 * L + l] = acc1_v[l];
+    v23[2 * L + l] = acc2_v[l];
+    v23[3 * L + l] = acc3_v[l];
+  }
+  // %1508 = sub f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] =
+            (v31[(i0 * 20 + i1) * L + l] -
+             (v16[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * T(h)))) -
+            (v19[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1509 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v10[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %1510 = mul f64[4] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = ((1.0f - v17[i0 * L + l]) * v17[i0 * L + l]) * v11[i0 * L + l];
+    }
+  }
+  // %1270 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4540,23 +4553,23 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v29[l] = acc0_v[l];
-    v29[1 * L + l] = acc1_v[l];
-    v29[2 * L + l] = acc2_v[l];
-    v29[3 * L + l] = acc3_v[l];
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
-  // %1268 = sub f64[4,20] -> v22
+  // %1273 = sub f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v22[(i0 * 20 + i1) * L + l] =
-            v28[(i0 * 20 + i1) * L + l] -
-            (v19[(i0 * 20 + i1) * L + l] * (v29[i0 * L + l] * (T(h) * 0.5f)));
+            v32[(i0 * 20 + i1) * L + l] -
+            (v19[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1269 = contract f64[4] -> v28
+  // %1274 = contract f64[4] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4575,21 +4588,151 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v28[l] = acc0_v[l];
-    v28[1 * L + l] = acc1_v[l];
-    v28[2 * L + l] = acc2_v[l];
-    v28[3 * L + l] = acc3_v[l];
+    v24[l] = acc0_v[l];
+    v24[1 * L + l] = acc1_v[l];
+    v24[2 * L + l] = acc2_v[l];
+    v24[3 * L + l] = acc3_v[l];
   }
-  // %1270 = mul f64[4] -> v30
+  // %1275 = mul f64[4] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v28[i0 * L + l];
+      v25[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v24[i0 * L + l];
     }
   }
-  // %1309 = contract f64[4,20] -> v28
-  // %1317 = contract f64[4,20] -> v31
-  // %1321 = contract f64[4,20] -> v32
+  // %1282 = contract f64[21] -> v24
+  // %1511 = contract f64[21] -> v29
+  // %1276 = contract f64[21] -> v31
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v12[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v25[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v12[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v25[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v12[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v25[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v12[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v25[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 4) * L + l] = acc4_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v31[(i0 * 4) * L + l] = acc8_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v25[i0 * L + l], acc2_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[20 * L + l] = acc0_v[l];
+    v29[20 * L + l] = acc1_v[l];
+    v31[20 * L + l] = acc2_v[l];
+  }
+  // %1284 = add f64[21] -> v32
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = v21[i0 * L + l] + v24[i0 * L + l];
+    }
+  }
+  // %1512 = add f64[21] -> v21
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v29[i0 * L + l] + v27[i0 * L + l];
+    }
+  }
+  // %1277 = add f64[21] -> v27
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v31[i0 * L + l] + v28[i0 * L + l];
+    }
+  }
+  // %1515 = add f64[21] -> d.ln.gain
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((v0[i0 * L + l] * v32[i0 * L + l]) + (v2[i0 * L + l] * v21[i0 * L + l])) +
+                 (v4[i0 * L + l] * v27[i0 * L + l]);
+      }
+      theta_bar_ln_gain[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %1517 = add f64[21] -> d.ln.bias
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (v32[i0 * L + l] + v21[i0 * L + l]) + v27[i0 * L + l];
+      }
+      theta_bar_ln_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %1520 = add f64[4,21] -> d.Wb
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (v25[i0 * L + l] * v5[i1 * L + l]) +
+                   ((v3[i1 * L + l] * v12[i0 * L + l]) + (v8[i0 * L + l] * v1[i1 * L + l]));
+        }
+        theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %1522 = contract f64[4,20] -> v12
+  // %1338 = contract f64[4,20] -> v24
+  // %1314 = contract f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4613,57 +4756,60 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
                                v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc4_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc8_v[l]);
+                               v26[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
                                v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc5_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc9_v[l]);
+                               v26[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
                                v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc6_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v10[(i0 * 20 + i2) * L + l], acc10_v[l]);
+                                v26[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
                                v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc7_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v10[(i0 * 20 + i2) * L + l], acc11_v[l]);
+                                v26[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v31[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v31[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v31[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v31[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v32[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v32[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v32[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v32[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v24[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v24[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v24[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v25[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1310 = sub f64[4,20] -> v10
+  // %1529 = sub f64[4,20] -> v29
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            (v22[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) - v28[(i0 * 20 + i1) * L + l];
+        v29[(i0 * 20 + i1) * L + l] =
+            (((v10[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) -
+              (v14[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)))) -
+             v12[(i0 * 20 + i1) * L + l]) -
+            (v15[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1311 = contract f64[4] -> v6
+  // %1530 = contract f64[4] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4674,271 +4820,41 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v29[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v29[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v29[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v29[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
   }
-  // %1314 = mul f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            v18[(i0 * 20 + i1) * L + l] * (v10[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]);
-      }
-    }
-  }
-  // %1325 = add f64[4,20] -> v10
+  // %1533 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 20 + i1) * L + l] =
-            (v11[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) +
-            ((-((v14[(i0 * 20 + i1) * L + l] * (v29[i0 * L + l] * (T(h) * 0.5f))) +
-                v31[(i0 * 20 + i1) * L + l])) -
-             ((v15[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
-              v32[(i0 * 20 + i1) * L + l]));
+            v19[(i0 * 20 + i1) * L + l] * (v29[(i0 * 20 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %1292 = contract f64[4] -> v6
-  // %1326 = contract f64[4] -> v23
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-    acc4_v[l] = 0.0f;
-    acc5_v[l] = 0.0f;
-    acc6_v[l] = 0.0f;
-    acc7_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v19[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(v19[i0 * L + l], v10[i0 * L + l], acc4_v[l]);
-      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc5_v[l]);
-      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(v19[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc6_v[l]);
-      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(v19[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc7_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
-    v23[l] = acc4_v[l];
-    v23[1 * L + l] = acc5_v[l];
-    v23[2 * L + l] = acc6_v[l];
-    v23[3 * L + l] = acc7_v[l];
-  }
-  // %1293 = mul f64[4] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = ((1.0f - v17[i0 * L + l]) * v17[i0 * L + l]) * v6[i0 * L + l];
-    }
-  }
-  // %1277 = contract f64[21] -> v11
-  // %1294 = contract f64[21] -> v14
-  // %1271 = contract f64[21] -> v18
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v29[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v30[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v29[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v30[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v29[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v30[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v29[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v30[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v14[(i0 * 4) * L + l] = acc4_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v18[(i0 * 4) * L + l] = acc8_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v29[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v30[i0 * L + l], acc2_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[20 * L + l] = acc0_v[l];
-    v14[20 * L + l] = acc1_v[l];
-    v18[20 * L + l] = acc2_v[l];
-  }
-  // %1279 = add f64[21] -> v25
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v24[i0 * L + l] + v11[i0 * L + l];
-    }
-  }
-  // %1297 = add f64[21] -> v11
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v14[i0 * L + l] + v26[i0 * L + l];
-    }
-  }
-  // %1272 = add f64[21] -> v14
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v18[i0 * L + l] + v27[i0 * L + l];
-    }
-  }
-  // %1300 = add f64[21] -> d.ln.gain
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v0[i0 * L + l] * v25[i0 * L + l]) + (v11[i0 * L + l] * v2[i0 * L + l])) +
-                 (v4[i0 * L + l] * v14[i0 * L + l]);
-      }
-      theta_bar_ln_gain[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1302 = add f64[21] -> d.ln.bias
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v25[i0 * L + l] + v11[i0 * L + l]) + v14[i0 * L + l];
-      }
-      theta_bar_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1307 = add f64[4,21] -> d.Wb
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v30[i0 * L + l] * v5[i1 * L + l]) +
-                   ((v3[i1 * L + l] * v29[i0 * L + l]) + (v8[i0 * L + l] * v1[i1 * L + l]));
-        }
-        theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %1329 = mul f64[4,20] -> v18
+  // %1340 = sub f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] =
-            (v10[(i0 * 20 + i1) * L + l] - v23[i0 * L + l]) * v19[(i0 * 20 + i1) * L + l];
+        v11[(i0 * 20 + i1) * L + l] =
+            (v30[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            (v24[(i0 * 20 + i1) * L + l] + (v15[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1333 = contract f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1335 = sub f64[4,20] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1) * L + l] =
-            (v21[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
-            (v10[(i0 * 20 + i1) * L + l] + (v15[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1336 = contract f64[4] -> v6
+  // %1341 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4949,10 +4865,54 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v19[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v11[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
+  }
+  // %1344 = mul f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] =
+            (v11[(i0 * 20 + i1) * L + l] - v7[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1315 = sub f64[4,20] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 20 + i1) * L + l] =
+            (v22[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) - v25[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1316 = contract f64[4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v18[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -4962,17 +4922,17 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v6[2 * L + l] = acc2_v[l];
     v6[3 * L + l] = acc3_v[l];
   }
-  // %1339 = mul f64[4,20] -> v10
+  // %1319 = mul f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            (v19[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
+        v14[(i0 * 20 + i1) * L + l] =
+            v18[(i0 * 20 + i1) * L + l] * (v11[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
-  // %1342 = add f64[4,20,21] -> d.Wk
+  // %1536 = add f64[4,20,21] -> d.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -4980,16 +4940,16 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v22[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
-                     ((u_stages[(i2 + 63) * L + l] * v18[(i0 * 20 + i1) * L + l]) +
-                      (u_stages[(i2 + 147) * L + l] * v10[(i0 * 20 + i1) * L + l]));
+            sum[l] = ((u_stages[(i2 + 63) * L + l] * v10[(i0 * 20 + i1) * L + l]) +
+                      (u_stages[(i2 + 147) * L + l] * v12[(i0 * 20 + i1) * L + l])) +
+                     (v14[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 21) * L + l]);
           }
           theta_bar_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1347 = add f64[4,20,21] -> d.Wv
+  // %1352 = add f64[4,20,21] -> d.Wv
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -4997,9 +4957,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v5[i2 * L + l] * v20[(i0 * 20 + i1) * L + l]) +
+            sum[l] = (v5[i2 * L + l] * v26[(i0 * 20 + i1) * L + l]) +
                      ((v1[i2 * L + l] * v13[(i0 * 20 + i1) * L + l]) +
-                      (v3[i2 * L + l] * v12[(i0 * 20 + i1) * L + l]));
+                      (v3[i2 * L + l] * v20[(i0 * 20 + i1) * L + l]));
           }
           theta_bar_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5042,14 +5002,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.04761905f) + 1e-05f);
     }
-    // %1348 = mul f64[21] -> v1
+    // %1353 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v14[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v27[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1349 = reduce_sum f64[] -> v7
+    // %1354 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5064,7 +5024,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1353 = contract f64[] -> v8
+    // %1358 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5079,7 +5039,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1358 = mul f64[21] -> d.x@0
+    // %1363 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5087,7 +5047,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
                                              (v4[i0 * L + l] * (v8[l] * 0.04761905f)));
       }
     }
-    // %1359 = contract f64[21] -> d.dx@0
+    // %1364 = contract f64[21] -> d.dx@0
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5101,12 +5061,12 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v22[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v22[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v14[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v14[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v22[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v14[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v22[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v14[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5127,7 +5087,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5135,44 +5095,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[41 * L + l] += acc0_v[l];
     }
-    // %1360 = mul f64[21] -> v1
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v11[i0 * L + l];
-      }
-    }
-    // %1361 = reduce_sum f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
-    }
-    // %1365 = contract f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
-    }
-    // %642 = reduce_sum f64[] -> v8
+    // %642 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5185,9 +5108,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %647 = reduce_sum f64[] -> v9
+    // %647 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5195,28 +5118,64 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v8[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v6[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %651 = reciprocal f64[] -> v8
+    // %651 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = T(1) / std::sqrt((v9[l] * 0.04761905f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v7[l] * 0.04761905f) + 1e-05f);
     }
-    // %1370 = mul f64[21] -> d.x@1
+    // %1537 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 42) * L + l] +=
-            ((v1[i0 * L + l] - (v6[l] * 0.04761905f)) - ((v7[l] * 0.04761905f) * v2[i0 * L + l])) *
-            v8[l];
+        v1[i0 * L + l] = ln_gain[i0] * v21[i0 * L + l];
       }
     }
-    // %1371 = contract f64[21] -> d.dx@1
+    // %1538 = reduce_sum f64[] -> v7
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[l] = acc_v[l];
+    }
+    // %1542 = contract f64[] -> v8
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[l] = acc0_v[l];
+    }
+    // %1547 = mul f64[21] -> d.x@1
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 42) * L + l] += v6[l] * ((v1[i0 * L + l] - (v7[l] * 0.04761905f)) -
+                                                    ((v8[l] * 0.04761905f) * v2[i0 * L + l]));
+      }
+    }
+    // %1548 = contract f64[21] -> d.dx@1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5230,12 +5189,12 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v18[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v18[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v10[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v10[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v18[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v10[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v18[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v10[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5256,7 +5215,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5264,14 +5223,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[83 * L + l] += acc0_v[l];
     }
-    // %1372 = mul f64[21] -> v1
+    // %1377 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v25[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v32[i0 * L + l];
       }
     }
-    // %1373 = reduce_sum f64[] -> v6
+    // %1378 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5286,7 +5245,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1377 = contract f64[] -> v7
+    // %1382 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5336,7 +5295,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.04761905f) + 1e-05f);
     }
-    // %1382 = mul f64[21] -> d.x@2
+    // %1387 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5345,7 +5304,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
             v8[l];
       }
     }
-    // %1383 = contract f64[21] -> d.dx@2
+    // %1388 = contract f64[21] -> d.dx@2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5359,12 +5318,12 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v10[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v10[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v12[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v12[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v10[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v12[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v10[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v12[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5385,7 +5344,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5459,16 +5418,15 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43776);
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46336);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48896);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49600);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50304);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51008);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51136);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51456);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52160);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52864);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53568);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53696);
   T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56256);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56384);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58816);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58944);
   T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59648);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60352);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5490,7 +5448,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i = 0; i < 3486; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde.field.adjoint.step.rk4: 275 nodes
+  // fwp_delta_cde.field.adjoint.step.rk4: 270 nodes
   // %517 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -5875,7 +5833,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %981 = contract f64[4] -> v10
+  // %986 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6013,7 +5971,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v22[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v15[i0 * L + l]);
     }
   }
-  // %1230 = tanh f64[4,20] -> v8
+  // %1235 = tanh f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6027,7 +5985,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %774 = contract f64[4] -> v10
   // %788 = contract f64[4] -> v17
-  // %1921 = contract f64[4] -> v15
+  // %1973 = contract f64[4] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6075,7 +6033,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v15[2 * L + l] = acc10_v[l];
     v15[3 * L + l] = acc11_v[l];
   }
-  // %1234 = tanh f64[4,20] -> v23
+  // %1239 = tanh f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6087,7 +6045,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1238 = tanh f64[4,20] -> v7
+  // %1243 = tanh f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6121,26 +6079,35 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v20[i0 * L + l] = v14[i0 * L + l] * 0.33333334f;
     }
   }
-  // %2219 = add f64[4,20,20] -> W
+  // %2451 = add f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1) * L + l] =
+            (v8[(i0 * 20 + i1) * L + l] * T(h)) + (v23[(i0 * 20 + i1) * L + l] * T(h));
+      }
+    }
+  }
+  // %2457 = add f64[4,20,20] -> W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              (((v7[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) * v6[(i0 * 20 + i2) * L + l]) +
-               (((v23[(i0 * 20 + i1) * L + l] * T(h)) * v20[(i0 * 20 + i2) * L + l]) +
-                (((v8[(i0 * 20 + i1) * L + l] * T(h)) * v20[(i0 * 20 + i2) * L + l]) +
-                 (v13[(i0 * 20 + i2) * L + l] *
-                  (v22[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)))))) +
+              ((((v7[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) * v6[(i0 * 20 + i2) * L + l]) +
+                (v20[(i0 * 20 + i2) * L + l] * v21[(i0 * 20 + i1) * L + l])) +
+               (v13[(i0 * 20 + i2) * L + l] *
+                (v22[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)))) +
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l];
         }
       }
     }
   }
-  // %1497 = contract f64[4,20] -> v20
-  // %1924 = contract f64[4,20] -> v21
-  // %1954 = contract f64[4,20] -> v24
+  // %2006 = contract f64[4,20] -> v20
+  // %1549 = contract f64[4,20] -> v21
+  // %1976 = contract f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6161,30 +6128,30 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v6[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v6[(i0 * 20 + i2) * L + l],
+          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc5_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc9_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc6_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                                v6[(i0 * 20 + i2) * L + l], acc10_v[l]);
+                                v14[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc7_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                                v6[(i0 * 20 + i2) * L + l], acc11_v[l]);
+                                v14[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6204,38 +6171,38 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1498 = mul f64[4,20] -> v25
+  // %1550 = mul f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v22[i0 * L + l]));
+      v25[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v22[i0 * L + l]));
     }
   }
-  // %2220 = mul f64[4,20] -> v20
+  // %2272 = mul f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
+        v21[(i0 * 20 + i1) * L + l] =
             ((v25[(i0 * 20 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
-             v21[(i0 * 20 + i1) * L + l]) *
+             v24[(i0 * 20 + i1) * L + l]) *
             (1.0f - square(v8[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %2223 = mul f64[4,20] -> v15
+  // %2275 = mul f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 20 + i1) * L + l] =
-            ((v20[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))) +
-             v21[(i0 * 20 + i1) * L + l]) *
+            ((v21[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))) +
+             v24[(i0 * 20 + i1) * L + l]) *
             (1.0f - square(v23[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1951 = contract f64[4] -> v10
+  // %2003 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6259,32 +6226,37 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v10[2 * L + l] = acc2_v[l];
     v10[3 * L + l] = acc3_v[l];
   }
-  // %2230 = mul f64[4,20] -> v6
+  // %2282 = mul f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v6[(i0 * 20 + i1) * L + l] = (1.0f - square(v7[(i0 * 20 + i1) * L + l])) *
-                                     (v24[(i0 * 20 + i1) * L + l] +
+                                     (v20[(i0 * 20 + i1) * L + l] +
                                       (v15[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * T(h))));
       }
     }
   }
-  // %2233 = add f64[4,20,20] -> a.W
+  // %2458 = add f64[4,20] -> v20
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v15[i0 * L + l] + v21[i0 * L + l];
+    }
+  }
+  // %2465 = add f64[4,20,20] -> a.W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              (((v25[(i0 * 20 + i1) * L + l] *
+              (v6[(i0 * 20 + i1) * L + l] * (v19[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
+              ((v20[(i0 * 20 + i1) * L + l] *
+                (v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f))) +
+               ((v25[(i0 * 20 + i1) * L + l] *
                  (v16[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
-                ((v20[(i0 * 20 + i1) * L + l] *
-                  (v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                 (v15[(i0 * 20 + i1) * L + l] *
-                  (v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f))))) +
-               (v6[(i0 * 20 + i1) * L + l] * (v19[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))));
+                a0[(i0 * 400 + i1 * 20 + i2) * L + l]));
         }
       }
     }
@@ -6296,9 +6268,9 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v10[i0 * L + l] = (1.0f - v9[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %2234 = contract f64[4,20] -> v21
-  // %1502 = contract f64[4,20] -> v24
-  // %2254 = contract f64[4,20] -> v26
+  // %2286 = contract f64[4,20] -> v24
+  // %1554 = contract f64[4,20] -> v26
+  // %2306 = contract f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6347,22 +6319,22 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v24[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v24[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v24[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v24[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v24[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v27[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v27[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v27[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v27[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %2235 = contract f64[4] -> v11
+  // %2287 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6386,18 +6358,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %2238 = add f64[4,20] -> v27
+  // %2290 = add f64[4,20] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 20 + i1) * L + l] =
-            v21[(i0 * 20 + i1) * L + l] +
+        v28[(i0 * 20 + i1) * L + l] =
+            v24[(i0 * 20 + i1) * L + l] +
             (v16[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2239 = contract f64[4] -> v11
+  // %2291 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6408,10 +6380,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v27[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v27[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v27[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v27[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v28[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v28[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v28[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v28[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6421,16 +6393,16 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %2240 = mul f64[4] -> v21
+  // %2292 = mul f64[4] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
+      v24[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
     }
   }
-  // %2242 = contract f64[21] -> v28
-  // %1991 = contract f64[21] -> v29
-  // %2250 = contract f64[21] -> v30
+  // %2294 = contract f64[21] -> v29
+  // %2043 = contract f64[21] -> v30
+  // %2302 = contract f64[21] -> v31
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6452,25 +6424,25 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v20[(i1 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v21[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v25[(i1 * 20 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v15[(i1 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v20[(i1 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v21[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v25[(i1 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v15[(i1 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v20[(i1 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v21[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v25[(i1 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v15[(i1 * 20 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v20[(i1 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v21[(i1 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v25[(i1 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v15[(i1 * 20 + i2) * L + l],
@@ -6480,18 +6452,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v29[(i0 * 4) * L + l] = acc4_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v30[(i0 * 4) * L + l] = acc8_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v29[(i0 * 4) * L + l] = acc0_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc4_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v31[(i0 * 4) * L + l] = acc8_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -6504,7 +6476,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v25[(i0 * 20 + i1) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v15[(i0 * 20 + i1) * L + l], acc2_v[l]);
       }
@@ -6512,11 +6484,11 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v28[20 * L + l] = acc0_v[l];
-    v29[20 * L + l] = acc1_v[l];
-    v30[20 * L + l] = acc2_v[l];
+    v29[20 * L + l] = acc0_v[l];
+    v30[20 * L + l] = acc1_v[l];
+    v31[20 * L + l] = acc2_v[l];
   }
-  // %1503 = contract f64[4] -> v11
+  // %1555 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6527,10 +6499,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v24[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v26[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v26[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v26[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v26[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6540,14 +6512,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %1504 = mul f64[4] -> v31
+  // %1556 = mul f64[4] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v11[i0 * L + l];
+      v32[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  // %2251 = contract f64[4] -> v11
+  // %2303 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6558,10 +6530,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v20[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v21[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6571,18 +6543,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %2255 = add f64[4,20] -> v32
+  // %2307 = add f64[4,20] -> v33
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 20 + i1) * L + l] =
-            v26[(i0 * 20 + i1) * L + l] +
+        v33[(i0 * 20 + i1) * L + l] =
+            v27[(i0 * 20 + i1) * L + l] +
             (v18[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2271 = contract f64[21] -> v26
+  // %2323 = contract f64[21] -> v27
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6608,10 +6580,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -6628,9 +6600,9 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v26[20 * L + l] = acc0_v[l];
+    v27[20 * L + l] = acc0_v[l];
   }
-  // %2266 = contract f64[4,20] -> v33
+  // %2318 = contract f64[4,20] -> v34
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6655,15 +6627,15 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v34[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2263 = contract f64[4] -> v11
-  // %2311 = contract f64[4] -> v34
+  // %2315 = contract f64[4] -> v11
+  // %2363 = contract f64[4] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6694,22 +6666,22 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[1 * L + l] = acc1_v[l];
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
-    v34[l] = acc4_v[l];
-    v34[1 * L + l] = acc5_v[l];
-    v34[2 * L + l] = acc6_v[l];
-    v34[3 * L + l] = acc7_v[l];
+    v35[l] = acc4_v[l];
+    v35[1 * L + l] = acc5_v[l];
+    v35[2 * L + l] = acc6_v[l];
+    v35[3 * L + l] = acc7_v[l];
   }
-  // %2267 = add f64[4,20] -> v7
+  // %2319 = add f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v7[(i0 * 20 + i1) * L + l] =
-            v33[(i0 * 20 + i1) * L + l] + (v18[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h)));
+            v34[(i0 * 20 + i1) * L + l] + (v18[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h)));
       }
     }
   }
-  // %2293 = contract f64[4] -> v11
+  // %2345 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6720,10 +6692,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6733,9 +6705,9 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %2296 = contract f64[4,20] -> v8
-  // %1842 = contract f64[4,20] -> v22
-  // %2310 = contract f64[4,20] -> v33
+  // %2348 = contract f64[4,20] -> v8
+  // %2362 = contract f64[4,20] -> v22
+  // %1894 = contract f64[4,20] -> v34
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6757,29 +6729,29 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc4_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc8_v[l]);
+                               v25[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc5_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc9_v[l]);
+                               v25[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc6_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v15[(i0 * 20 + i2) * L + l], acc10_v[l]);
+                                v25[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc7_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v15[(i0 * 20 + i2) * L + l], acc11_v[l]);
+                                v25[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6792,27 +6764,27 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
         v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v33[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v33[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v33[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v33[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v34[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v34[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v34[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v34[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %2298 = sub f64[4,20] -> v35
+  // %2350 = sub f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 20 + i1) * L + l] =
-            (v27[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+        v15[(i0 * 20 + i1) * L + l] =
+            (v28[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
             ((v13[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
              v8[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %2256 = contract f64[4] -> v11
-  // %2299 = contract f64[4] -> v8
+  // %2308 = contract f64[4] -> v11
+  // %2351 = contract f64[4] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6827,14 +6799,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v32[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(v18[i0 * L + l], v35[i0 * L + l], acc4_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v32[(i0 + 20) * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v35[(i0 + 20) * L + l], acc5_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v32[(i0 + 40) * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(v18[(i0 + 40) * L + l], v35[(i0 + 40) * L + l], acc6_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v32[(i0 + 60) * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(v18[(i0 + 60) * L + l], v35[(i0 + 60) * L + l], acc7_v[l]);
+      acc0_v[l] = std::fma(v18[i0 * L + l], v33[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v18[i0 * L + l], v15[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v33[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v33[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v18[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v33[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v18[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc7_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6848,16 +6820,16 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v8[2 * L + l] = acc6_v[l];
     v8[3 * L + l] = acc7_v[l];
   }
-  // %2257 = mul f64[4] -> v13
+  // %2309 = mul f64[4] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
     }
   }
-  // %2241 = contract f64[21] -> v27
-  // %1505 = contract f64[21] -> v36
-  // %2258 = contract f64[21] -> v37
+  // %2293 = contract f64[21] -> v21
+  // %1557 = contract f64[21] -> v28
+  // %2310 = contract f64[21] -> v36
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6877,34 +6849,34 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v31[i1 * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v24[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v32[i1 * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v13[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v31[i1 * L + l], acc5_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v32[i1 * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v13[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v31[i1 * L + l], acc6_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v32[i1 * L + l], acc6_v[l]);
         acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v13[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v31[i1 * L + l], acc7_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v32[i1 * L + l], acc7_v[l]);
         acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v13[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v36[(i0 * 4) * L + l] = acc4_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v37[(i0 * 4) * L + l] = acc8_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc4_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v36[(i0 * 4) * L + l] = acc8_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -6916,59 +6888,104 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v31[i0 * L + l], acc1_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v32[i0 * L + l], acc1_v[l]);
       acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v13[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v27[20 * L + l] = acc0_v[l];
-    v36[20 * L + l] = acc1_v[l];
-    v37[20 * L + l] = acc2_v[l];
+    v21[20 * L + l] = acc0_v[l];
+    v28[20 * L + l] = acc1_v[l];
+    v36[20 * L + l] = acc2_v[l];
   }
-  // %2244 = mul f64[21] -> v38
+  // %2295 = add f64[21] -> v37
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = (v27[i0 * L + l] + v28[i0 * L + l]) * 0.33333334f;
+      v37[i0 * L + l] = v21[i0 * L + l] + v29[i0 * L + l];
     }
   }
-  // %1993 = add f64[21] -> v28
+  // %2045 = add f64[21] -> v29
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v36[i0 * L + l] + v29[i0 * L + l];
+      v29[i0 * L + l] = v28[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %2260 = mul f64[21] -> v29
+  // %2311 = add f64[21] -> v30
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = (v30[i0 * L + l] + v37[i0 * L + l]) * 0.33333334f;
+      v30[i0 * L + l] = v31[i0 * L + l] + v36[i0 * L + l];
     }
   }
-  // %2302 = contract f64[4,20] -> v27
+  // %2475 = add f64[4] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] =
+          (v13[i0 * L + l] * (T(h) * 0.33333334f)) + (v24[i0 * L + l] * (T(h) * 0.33333334f));
+    }
+  }
+  // %2367 = sub f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 20 + i1) * L + l] =
-            (v35[(i0 * 20 + i1) * L + l] - v8[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
+        v13[(i0 * 20 + i1) * L + l] =
+            (v33[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            ((v14[(i0 * 20 + i1) * L + l] * (v35[i0 * L + l] * (T(h) * 0.5f))) +
+             v22[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %1844 = sub f64[4,20] -> v8
+  // %2368 = contract f64[4] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v13[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+  }
+  // %2479 = add f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1) * L + l] =
+            ((v15[(i0 * 20 + i1) * L + l] - v8[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l]) +
+            ((v13[(i0 * 20 + i1) * L + l] - v9[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l]);
+      }
+    }
+  }
+  // %1896 = sub f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 20 + i1) * L + l] =
-            (v24[(i0 * 20 + i1) * L + l] * v12[i0 * L + l]) - v22[(i0 * 20 + i1) * L + l];
+            (v26[(i0 * 20 + i1) * L + l] * v12[i0 * L + l]) - v34[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2085 = contract f64[4] -> v10
+  // %2137 = contract f64[4] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6987,68 +7004,22 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
-  }
-  // %2306 = contract f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            (v8[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2315 = sub f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] =
-            (v32[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
-            ((v14[(i0 * 20 + i1) * L + l] * (v34[i0 * L + l] * (T(h) * 0.5f))) +
-             v33[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %2316 = contract f64[4] -> v9
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
     v9[l] = acc0_v[l];
     v9[1 * L + l] = acc1_v[l];
     v9[2 * L + l] = acc2_v[l];
     v9[3 * L + l] = acc3_v[l];
   }
-  // %2319 = contract f64[4,20] -> v16
+  // %2358 = contract f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] =
-            (v8[(i0 * 20 + i1) * L + l] - v9[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
+        v13[(i0 * 20 + i1) * L + l] =
+            (v8[(i0 * 20 + i1) * L + l] - v9[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2326 = contract f64[4,20] -> v8
+  // %2378 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7080,7 +7051,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2323 = contract f64[4] -> v9
+  // %2375 = contract f64[4] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7104,19 +7075,19 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v9[2 * L + l] = acc2_v[l];
     v9[3 * L + l] = acc3_v[l];
   }
-  // %2328 = sub f64[4,20] -> v18
+  // %2380 = sub f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] =
+        v15[(i0 * 20 + i1) * L + l] =
             (v7[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) -
             (v8[(i0 * 20 + i1) * L + l] + (v14[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * T(h))));
       }
     }
   }
-  // %2268 = contract f64[4] -> v9
-  // %2329 = contract f64[4] -> v10
+  // %2320 = contract f64[4] -> v9
+  // %2381 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7132,13 +7103,13 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = std::fma(v19[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(v19[i0 * L + l], v18[i0 * L + l], acc4_v[l]);
+      acc4_v[l] = std::fma(v19[i0 * L + l], v15[i0 * L + l], acc4_v[l]);
       acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc5_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc5_v[l]);
       acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(v19[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc6_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc6_v[l]);
       acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(v19[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc7_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc7_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7147,19 +7118,19 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v9[1 * L + l] = acc1_v[l];
     v9[2 * L + l] = acc2_v[l];
     v9[3 * L + l] = acc3_v[l];
-    v10[l] = acc4_v[l];
-    v10[1 * L + l] = acc5_v[l];
-    v10[2 * L + l] = acc6_v[l];
-    v10[3 * L + l] = acc7_v[l];
+    v11[l] = acc4_v[l];
+    v11[1 * L + l] = acc5_v[l];
+    v11[2 * L + l] = acc6_v[l];
+    v11[3 * L + l] = acc7_v[l];
   }
-  // %2269 = mul f64[4] -> v11
+  // %2321 = mul f64[4] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v9[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
+      v12[i0 * L + l] = v9[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
     }
   }
-  // %2270 = contract f64[21] -> v30
+  // %2322 = contract f64[21] -> v31
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7171,18 +7142,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc0_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7192,75 +7163,73 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v11[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v12[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v30[20 * L + l] = acc0_v[l];
+    v31[20 * L + l] = acc0_v[l];
   }
-  // %2273 = mul f64[21] -> v36
+  // %2324 = add f64[21] -> v36
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (v26[i0 * L + l] + v30[i0 * L + l]) * 0.16666667f;
+      v36[i0 * L + l] = v27[i0 * L + l] + v31[i0 * L + l];
     }
   }
-  // %2276 = mul f64[21] -> adj.ln.gain
+  // %2328 = mul f64[21] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v2[i0 * L + l] * v38[i0 * L + l])) -
-                    ((v4[i0 * L + l] * v28[i0 * L + l]) * 0.16666667f)) -
-                   (v29[i0 * L + l] * v2[i0 * L + l])) -
-                  (v0[i0 * L + l] * v36[i0 * L + l])) *
+        sum[l] = ((((-(v2[i0 * L + l] * (v37[i0 * L + l] * 0.33333334f))) -
+                    ((v4[i0 * L + l] * v29[i0 * L + l]) * 0.16666667f)) -
+                   ((v30[i0 * L + l] * 0.33333334f) * v2[i0 * L + l])) -
+                  (v0[i0 * L + l] * (v36[i0 * L + l] * 0.16666667f))) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2282 = mul f64[21] -> adj.ln.bias
+  // %2474 = mul f64[21] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * ((((-v38[i0 * L + l]) - (v28[i0 * L + l] * 0.16666667f)) - v29[i0 * L + l]) -
-                    v36[i0 * L + l]);
+        sum[l] = T(h) * ((-((v30[i0 * L + l] + v37[i0 * L + l]) * 0.33333334f)) -
+                         ((v29[i0 * L + l] + v36[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2291 = sub f64[4,21] -> adj.Wb
+  // %2478 = sub f64[4,21] -> adj.Wb
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v31[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
-                     (v3[i1 * L + l] * (v21[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                    (v3[i1 * L + l] * (v13[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                   ((v11[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
+          sum[l] = ((-((v32[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
+                    (v3[i1 * L + l] * v10[i0 * L + l])) -
+                   ((v12[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2332 = contract f64[4,20] -> v7
+  // %2384 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v7[(i0 * 20 + i1) * L + l] =
-            v19[(i0 * 20 + i1) * L + l] * (v18[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]);
+            v19[(i0 * 20 + i1) * L + l] * (v15[(i0 * 20 + i1) * L + l] - v11[i0 * L + l]);
       }
     }
   }
-  // %2395 = sub f64[4,20,21] -> adj.Wk
+  // %2483 = sub f64[4,20,21] -> adj.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -7268,12 +7237,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v27[(i0 * 20 + i1) * L + l] *
-                          (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f)))) -
-                       (v22[(i0 * 20 + i1) * L + l] *
-                        (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
-                      (v16[(i0 * 20 + i1) * L + l] *
-                       (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v21[(i0 * 20 + i1) * L + l] *
+                         (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f)))) -
+                      (v13[(i0 * 20 + i1) * L + l] *
+                       (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
                      (v7[(i0 * 20 + i1) * L + l] *
                       (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
           }
@@ -7282,7 +7249,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2398 = sub f64[4,20,21] -> adj.Wv
+  // %2486 = sub f64[4,20,21] -> adj.Wv
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -7290,9 +7257,8 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v25[(i0 * 20 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v20[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v15[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v25[(i0 * 20 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v20[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
                      (v6[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
@@ -7300,33 +7266,33 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1892 = broadcast f64[4,20,21] -> adj.Wq
+  // %1944 = broadcast f64[4,20,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 1680; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1893 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1945 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1894 = broadcast f64[320,80] -> adj.ff.up.weight
+  // %1946 = broadcast f64[320,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1895 = broadcast f64[320] -> adj.ff.up.bias
+  // %1947 = broadcast f64[320] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1896 = broadcast f64[80,320] -> adj.ff.down.weight
+  // %1948 = broadcast f64[80,320] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1897 = broadcast f64[10,80] -> adj.out.weight
+  // %1949 = broadcast f64[10,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 800; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1898 = broadcast f64[10] -> adj.out.bias
+  // %1950 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -8676,8 +8642,8 @@ const plastic_model kModel = {
             .field_vjp = 20672,
             .adjoint_field = 33856,
             .step = 30016,
-            .step_vjp = 54400,
-            .adjoint_step = 61056,
+            .step_vjp = 55552,
+            .adjoint_step = 60352,
             .output = 28800,
             .output_vjp = 67392,
             .loss = 128,

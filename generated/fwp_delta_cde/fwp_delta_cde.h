@@ -111,12 +111,12 @@ enum { fwp_delta_cde_step_lanes = 8, fwp_delta_cde_step_scratch_bytes = 30016 };
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[57736] = 57736 floats
  *   u_stages_bar: varying[168] = 1344 floats, may be NULL
- *   scratch: scratch arena, 54400 bytes, 64-byte aligned
+ *   scratch: scratch arena, 55552 bytes, 64-byte aligned
  */
 void fwp_delta_cde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                             const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                             void* u_stages_bar, void* scratch);
-enum { fwp_delta_cde_step_vjp_lanes = 8, fwp_delta_cde_step_vjp_scratch_bytes = 54400 };
+enum { fwp_delta_cde_step_vjp_lanes = 8, fwp_delta_cde_step_vjp_scratch_bytes = 55552 };
 
 /* fwp_delta_cde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_delta_cde_step_vjp_lanes = 8, fwp_delta_cde_step_vjp_scratch_bytes = 
  *   dtheta: uniform[57736] = 57736 floats
  *   err: varying[3200] = 25600 floats, may be NULL
  *   dtheta_err: uniform[57736] = 57736 floats, may be NULL
- *   scratch: scratch arena, 61056 bytes, 64-byte aligned
+ *   scratch: scratch arena, 60352 bytes, 64-byte aligned
  */
 void fwp_delta_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                 const void* theta, const void* u_stages, void* z1, void* a1,
                                 void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_delta_cde_adjoint_step_lanes = 8, fwp_delta_cde_adjoint_step_scratch_bytes = 61056 };
+enum { fwp_delta_cde_adjoint_step_lanes = 8, fwp_delta_cde_adjoint_step_scratch_bytes = 60352 };
 
 /* fwp_delta_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2711,7 +2711,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_character.field.step.rk4.vjp: 192 nodes
+  // fwp_delta_cde_character.field.step.rk4.vjp: 190 nodes
   for (int64_t p0 = 0; p0 < 50; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
@@ -3565,18 +3565,177 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %1077 = contract f64[4,20] -> v4
+  // %1175 = add f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v17[i0 * L + l] + v5[i0 * L + l];
+    }
+  }
+  // %1058 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v17[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
+  }
+  // %1195 = mul f64[4] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.5f)) * 2.0f;
+    }
+  }
+  // %1054 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v5[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
+  }
+  // %1090 = add f64[4,20] -> v5
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v14[i0 * L + l] + v13[i0 * L + l];
+    }
+  }
+  // %1183 = contract f64[4,20] -> v10
+  // %1046 = contract f64[4,20] -> v13
+  // %1079 = contract f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v22[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v22[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1042 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v6[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %1077 = contract f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = v20[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
+        v14[(i0 * 20 + i1) * L + l] = v20[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
       }
     }
   }
-  // %1078 = contract f64[4,20] -> v10
-  // %911 = contract f64[4,20] -> v15
-  // %1064 = contract f64[4,20] -> v19
+  // %1176 = contract f64[4,20] -> v17
+  // %911 = contract f64[4,20] -> v19
+  // %1078 = contract f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3602,45 +3761,58 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc8_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
                                v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc9_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
                                v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v17[(i0 * 20 + i2) * L + l], acc10_v[l]);
+                                v14[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
                                v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v17[(i0 * 20 + i2) * L + l], acc11_v[l]);
+                                v14[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
-        v19[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
+        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v19[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1054 = contract f64[4] -> v0
+  // %1200 = sub f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1) * L + l] =
+            (((v17[(i0 * 20 + i1) * L + l] - (v9[(i0 * 20 + i1) * L + l] * v3[i0 * L + l])) -
+              (v11[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * T(h)))) -
+             v10[(i0 * 20 + i1) * L + l]) -
+            (v8[(i0 * 20 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1201 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3651,10 +3823,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v5[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v9[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3664,154 +3836,29 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %1079 = contract f64[4,20] -> v4
-  // %1046 = contract f64[4,20] -> v20
-  // %1061 = contract f64[4,20] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v13[(i0 * 20 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v13[(i0 * 20 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v23[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1082 = sub f64[4,20] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] =
-            v10[(i0 * 20 + i1) * L + l] -
-            ((v9[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * T(h))) + v4[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %1083 = contract f64[4] -> v1
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v11[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
-  }
-  // %1086 = mul f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] =
-            v11[(i0 * 20 + i1) * L + l] * (v24[(i0 * 20 + i1) * L + l] - v1[i0 * L + l]);
-      }
-    }
-  }
-  // %1042 = contract f64[4] -> v1
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
-  }
-  // %1047 = sub f64[4,20] -> v6
+  // %1204 = mul f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v6[(i0 * 20 + i1) * L + l] =
-            (v15[(i0 * 20 + i1) * L + l] -
-             (v9[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f)))) -
-            v20[(i0 * 20 + i1) * L + l];
+            v9[(i0 * 20 + i1) * L + l] * (v4[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
       }
     }
   }
-  // %1048 = contract f64[4] -> v3
+  // %1047 = sub f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1) * L + l] =
+            (v19[(i0 * 20 + i1) * L + l] -
+             (v9[(i0 * 20 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)))) -
+            v13[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1048 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3822,18 +3869,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v8[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[l] = acc0_v[l];
-    v3[1 * L + l] = acc1_v[l];
-    v3[2 * L + l] = acc2_v[l];
-    v3[3 * L + l] = acc3_v[l];
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
   }
   // %1051 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -3841,11 +3888,22 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 20 + i1) * L + l] =
-            (v6[(i0 * 20 + i1) * L + l] - v3[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
+            (v4[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1058 = contract f64[4] -> v3
+  // %1082 = sub f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1) * L + l] =
+            v20[(i0 * 20 + i1) * L + l] -
+            ((v9[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * T(h))) + v15[(i0 * 20 + i1) * L + l]);
+      }
+    }
+  }
+  // %1083 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3856,122 +3914,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v3[l] = acc0_v[l];
-    v3[1 * L + l] = acc1_v[l];
-    v3[2 * L + l] = acc2_v[l];
-    v3[3 * L + l] = acc3_v[l];
-  }
-  // %1060 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] = v9[(i0 * 20 + i1) * L + l] * (v3[i0 * L + l] * (T(h) * 0.5f));
-      }
-    }
-  }
-  // %1053 = contract f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %1067 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1070 = sub f64[4,20] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] =
-            ((v19[(i0 * 20 + i1) * L + l] - v6[(i0 * 20 + i1) * L + l]) +
-             ((v15[(i0 * 20 + i1) * L + l] -
-               (v11[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * T(h)))) -
-              (v6[(i0 * 20 + i1) * L + l] + v23[(i0 * 20 + i1) * L + l]))) -
-            ((v8[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f))) +
-             v5[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %1071 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v11[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3981,17 +3927,17 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %1074 = mul f64[4,20] -> v5
+  // %1086 = mul f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] =
-            (v17[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]) * v9[(i0 * 20 + i1) * L + l];
+        v8[(i0 * 20 + i1) * L + l] =
+            v11[(i0 * 20 + i1) * L + l] * (v4[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
       }
     }
   }
-  // %1088 = add f64[4,20,4] -> d.Wk
+  // %1207 = add f64[4,20,4] -> d.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -3999,20 +3945,13 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v4[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 28) * L + l]) +
-                     ((v10[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 4) * L + l]) +
-                      (u_stages[(i2 + 12) * L + l] * v5[(i0 * 20 + i1) * L + l]));
+            sum[l] = ((v6[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 12) * L + l]) +
+                      (v10[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 4) * L + l])) +
+                     (v8[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 28) * L + l]);
           }
           theta_bar_Wk[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
         }
       }
-    }
-  }
-  // %1090 = add f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v14[i0 * L + l] + v13[i0 * L + l];
     }
   }
   // %1094 = add f64[4,20,4] -> d.Wv
@@ -4024,7 +3963,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = ((u_stages[i2 * L + l] * v21[(i0 * 20 + i1) * L + l]) +
-                      (u_stages[(i2 + 8) * L + l] * v6[(i0 * 20 + i1) * L + l])) +
+                      (u_stages[(i2 + 8) * L + l] * v5[(i0 * 20 + i1) * L + l])) +
                      (v22[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 24) * L + l]);
           }
           theta_bar_Wv[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
@@ -4056,16 +3995,16 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v6[(i0 * 20 + i1) * L + l], acc4_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v5[(i0 * 20 + i1) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v22[(i0 * 20 + i1) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v21[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v6[(i0 * 20 + i1) * L + l], acc5_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v5[(i0 * 20 + i1) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v22[(i0 * 20 + i1) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v21[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v6[(i0 * 20 + i1) * L + l], acc6_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v5[(i0 * 20 + i1) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v22[(i0 * 20 + i1) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v21[(i0 * 20 + i1) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v6[(i0 * 20 + i1) * L + l], acc7_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v5[(i0 * 20 + i1) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v22[(i0 * 20 + i1) * L + l], acc11_v[l]);
         }
       }
@@ -4087,7 +4026,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     }
     // %1095 = contract f64[4] -> v16
     // %1100 = contract f64[4] -> v12
-    // %1103 = contract f64[4] -> v6
+    // %1103 = contract f64[4] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4130,10 +4069,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       v12[1 * L + l] = acc5_v[l];
       v12[2 * L + l] = acc6_v[l];
       v12[3 * L + l] = acc7_v[l];
-      v6[l] = acc8_v[l];
-      v6[1 * L + l] = acc9_v[l];
-      v6[2 * L + l] = acc10_v[l];
-      v6[3 * L + l] = acc11_v[l];
+      v4[l] = acc8_v[l];
+      v4[1 * L + l] = acc9_v[l];
+      v4[2 * L + l] = acc10_v[l];
+      v4[3 * L + l] = acc11_v[l];
     }
     // %1097 = add f64[4] -> d.x@0
     for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -4175,7 +4114,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         u_stages_bar[(i0 + 8) * L + l] += v12[i0 * L + l] + v1[i0 * L + l];
       }
     }
-    // %1102 = contract f64[4] -> d.dx@1
+    // %1208 = contract f64[4] -> d.dx@1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4187,10 +4126,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v6[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v6[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v6[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
@@ -4205,7 +4144,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 24) * L + l] += v3[i0 * L + l] + v6[i0 * L + l];
+        u_stages_bar[(i0 + 24) * L + l] += v3[i0 * L + l] + v4[i0 * L + l];
       }
     }
     // %1106 = contract f64[4] -> d.dx@2
@@ -4220,10 +4159,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v4[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v4[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v4[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v8[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v8[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v8[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
@@ -4295,6 +4234,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45440);
   T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48000);
   T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50560);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53120);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4313,7 +4253,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i = 0; i < 656; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_character.field.adjoint.step.rk4: 230 nodes
+  // fwp_delta_cde_character.field.adjoint.step.rk4: 222 nodes
   // %376 = contract f64[4] -> v0
   // %397 = contract f64[4] -> v1
   // %423 = contract f64[4] -> v2
@@ -4841,7 +4781,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1966 = add f64[4,20,20] -> W
+  // %2000 = add f64[4,20,20] -> W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
@@ -4860,9 +4800,9 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1539 = contract f64[4,20] -> v20
-  // %1175 = contract f64[4,20] -> v21
-  // %1568 = contract f64[4,20] -> v22
+  // %1573 = contract f64[4,20] -> v20
+  // %1209 = contract f64[4,20] -> v21
+  // %1602 = contract f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4926,7 +4866,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1177 = mul f64[4,20] -> v23
+  // %1211 = mul f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4936,7 +4876,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1540 = add f64[4,20] -> v24
+  // %1574 = add f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4947,7 +4887,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1813 = mul f64[4,20] -> v25
+  // %1847 = mul f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4957,7 +4897,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1818 = add f64[4,20] -> v26
+  // %1852 = add f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4968,7 +4908,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1820 = mul f64[4,20] -> v9
+  // %1854 = mul f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4978,46 +4918,84 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1825 = add f64[4,20] -> v20
+  // %2021 = add f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
+        v20[(i0 * 20 + i1) * L + l] = (v25[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) +
+                                      (v9[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f));
+      }
+    }
+  }
+  // %1859 = add f64[4,20] -> v27
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 20 + i1) * L + l] =
             (v9[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * T(h))) + v22[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1827 = mul f64[4,20] -> v22
+  // %1861 = mul f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] = (v20[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) *
+        v22[(i0 * 20 + i1) * L + l] = (v27[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) *
                                       (1.0f - square(v15[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1830 = add f64[4,20,20] -> a.W
+  // %2030 = add f64[4,20,20] -> a.W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              ((v22[(i0 * 20 + i1) * L + l] *
-                (v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
-               (((v9[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 20 + i2) * L + l]) +
-                (((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v23[(i0 * 20 + i1) * L + l]) +
-                 ((v25[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v8[(i0 * 20 + i2) * L + l]))));
+              ((v20[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]) +
+               (a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
+                (v22[(i0 * 20 + i1) * L + l] *
+                 (v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))))) +
+              ((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) * v23[(i0 * 20 + i1) * L + l]);
         }
       }
     }
   }
-  // %1181 = contract f64[4] -> v1
+  // %1874 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v15[i0 * L + l], v27[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v27[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v27[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v27[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
+  }
+  // %1875 = contract f64[4] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v1[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v7[i0 * L + l]));
+    }
+  }
+  // %1215 = contract f64[4] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5041,30 +5019,21 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v1[2 * L + l] = acc2_v[l];
     v1[3 * L + l] = acc3_v[l];
   }
-  // %1590 = contract f64[4] -> v12
+  // %1624 = contract f64[4] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v0[i0 * L + l] * (1.0f - v3[i0 * L + l])) * v1[i0 * L + l];
+      v2[i0 * L + l] = (v0[i0 * L + l] * (1.0f - v3[i0 * L + l])) * v1[i0 * L + l];
     }
   }
-  // %1617 = mul f64[4] -> v0
+  // %1651 = mul f64[4] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = ((1.0f - v4[i0 * L + l]) * v4[i0 * L + l]) * 0.01f;
     }
   }
-  // %1922 = contract f64[4,4] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] = u_stages[(i0 + 8) * L + l] * v0[i1 * L + l];
-      }
-    }
-  }
-  // %1834 = contract f64[4] -> v0
+  // %1868 = contract f64[4] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5083,12 +5052,12 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
   }
-  // %1837 = contract f64[4] -> v1
+  // %1871 = contract f64[4] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5107,61 +5076,37 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
-  }
-  // %1840 = contract f64[4] -> v3
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
     v3[l] = acc0_v[l];
     v3[1 * L + l] = acc1_v[l];
     v3[2 * L + l] = acc2_v[l];
     v3[3 * L + l] = acc3_v[l];
   }
-  // %1841 = contract f64[4] -> v4
+  // %2031 = add f64[4] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v3[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v7[i0 * L + l]));
+      v4[i0 * L + l] = v1[i0 * L + l] + v3[i0 * L + l];
     }
   }
-  // %1970 = mul f64[4,4] -> adj.Wb
+  // %2039 = mul f64[4,4] -> adj.Wb
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = T(h) * ((((-((v12[i0 * L + l] * u_stages[i1 * L + l]) * 0.16666667f)) -
-                             (v14[(i0 + i1 * 4) * L + l] * v0[i0 * L + l])) -
-                            (v14[(i0 + i1 * 4) * L + l] * v1[i0 * L + l])) -
-                           ((v4[i0 * L + l] * u_stages[(i1 + 24) * L + l]) * 0.16666667f));
+          sum[l] = T(h) * ((-(((v12[i0 * L + l] * u_stages[(i1 + 24) * L + l]) +
+                               (v2[i0 * L + l] * u_stages[i1 * L + l])) *
+                              0.16666667f)) -
+                           ((u_stages[(i1 + 8) * L + l] * v0[i0 * L + l]) * v4[i0 * L + l]));
         }
         dtheta_Wb[i0 * 4 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1187 = contract f64[4,20] -> v7
-  // %1850 = contract f64[4,20] -> v10
-  // %1867 = contract f64[4,20] -> v15
+  // %1221 = contract f64[4,20] -> v7
+  // %1884 = contract f64[4,20] -> v10
+  // %1901 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5225,9 +5170,9 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1428 = contract f64[4,20] -> v17
-  // %1855 = contract f64[4,20] -> v19
-  // %1875 = contract f64[4,20] -> v20
+  // %1462 = contract f64[4,20] -> v17
+  // %1889 = contract f64[4,20] -> v19
+  // %1909 = contract f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5291,14 +5236,14 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1430 = sub f64[4,20] -> v21
+  // %1464 = sub f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v7[i0 * L + l] - v17[i0 * L + l];
     }
   }
-  // %1645 = contract f64[4] -> v0
+  // %1679 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5322,7 +5267,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %1847 = contract f64[4,20] -> v7
+  // %1881 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -5332,8 +5277,8 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1851 = contract f64[4] -> v0
-  // %1872 = contract f64[4] -> v1
+  // %1885 = contract f64[4] -> v0
+  // %1906 = contract f64[4] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5369,7 +5314,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v1[2 * L + l] = acc6_v[l];
     v1[3 * L + l] = acc7_v[l];
   }
-  // %1856 = contract f64[4] -> v2
+  // %1890 = contract f64[4] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5393,20 +5338,25 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v2[2 * L + l] = acc2_v[l];
     v2[3 * L + l] = acc3_v[l];
   }
-  // %1860 = sub f64[4,20] -> v5
+  // %2040 = sub f64[4] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (v0[i0 * L + l] * (T(h) * 0.5f)) - (v2[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %2043 = sub f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v5[(i0 * 20 + i1) * L + l] =
-            ((v11[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
-             v10[(i0 * 20 + i1) * L + l]) -
-            (v19[(i0 * 20 + i1) * L + l] +
-             (v11[(i0 * 20 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f))));
+            (v10[(i0 * 20 + i1) * L + l] + (v11[(i0 * 20 + i1) * L + l] * v3[i0 * L + l])) -
+            v19[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1861 = contract f64[4] -> v0
+  // %2044 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5430,17 +5380,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %1864 = contract f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            (v5[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1868 = contract f64[4] -> v0
+  // %1902 = contract f64[4] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5459,25 +5399,30 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
   }
-  // %1877 = sub f64[4,20] -> v5
+  // %2050 = sub f64[4] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (v2[i0 * L + l] * (T(h) * 0.5f)) - (v1[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %2053 = sub f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] =
-            ((v8[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
-             v15[(i0 * 20 + i1) * L + l]) -
-            (v20[(i0 * 20 + i1) * L + l] +
-             (v8[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f))));
+        v10[(i0 * 20 + i1) * L + l] =
+            ((v8[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]) + v15[(i0 * 20 + i1) * L + l]) -
+            v20[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1878 = contract f64[4] -> v0
+  // %2054 = contract f64[4] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5488,30 +5433,31 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v5[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
   }
-  // %1881 = contract f64[4,20] -> v11
+  // %2060 = add f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 20 + i1) * L + l] =
-            v8[(i0 * 20 + i1) * L + l] * (v5[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
+            ((v5[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l]) +
+            ((v10[(i0 * 20 + i1) * L + l] - v1[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %1884 = contract f64[4] -> v0
+  // %1918 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5535,7 +5481,38 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %1887 = contract f64[4,20] -> v5
+  // %1924 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v22[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
+  }
+  // %2063 = sub f64[4] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (v0[i0 * L + l] * T(h)) - (v1[i0 * L + l] * T(h));
+    }
+  }
+  // %1921 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5567,7 +5544,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1889 = contract f64[4,20] -> v15
+  // %1923 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5592,49 +5569,25 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1890 = contract f64[4] -> v1
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
-  }
-  // %1894 = sub f64[4,20] -> v6
+  // %2066 = sub f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] =
-            ((v8[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * T(h))) + v5[(i0 * 20 + i1) * L + l]) -
-            (v15[(i0 * 20 + i1) * L + l] + (v8[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * T(h))));
+        v10[(i0 * 20 + i1) * L + l] =
+            ((v8[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) + v5[(i0 * 20 + i1) * L + l]) -
+            v6[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1895 = contract f64[4] -> v0
+  // %2067 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5645,10 +5598,10 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v13[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -5658,17 +5611,17 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %1898 = contract f64[4,20] -> v5
+  // %2070 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v5[(i0 * 20 + i1) * L + l] =
-            v13[(i0 * 20 + i1) * L + l] * (v6[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
+            v13[(i0 * 20 + i1) * L + l] * (v10[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
       }
     }
   }
-  // %1973 = sub f64[4,20,4] -> adj.Wk
+  // %2072 = sub f64[4,20,4] -> adj.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -5677,10 +5630,8 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] =
-                (((-(v7[(i0 * 20 + i1) * L + l] *
-                     (u_stages[(i2 + 4) * L + l] * (T(h) * 0.16666667f)))) -
-                  (v10[(i0 * 20 + i1) * L + l] *
-                   (u_stages[(i2 + 12) * L + l] * (T(h) * 0.33333334f)))) -
+                ((-(v7[(i0 * 20 + i1) * L + l] *
+                    (u_stages[(i2 + 4) * L + l] * (T(h) * 0.16666667f)))) -
                  (v11[(i0 * 20 + i1) * L + l] *
                   (u_stages[(i2 + 12) * L + l] * (T(h) * 0.33333334f)))) -
                 (v5[(i0 * 20 + i1) * L + l] * (u_stages[(i2 + 28) * L + l] * (T(h) * 0.16666667f)));
@@ -5690,7 +5641,14 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1976 = sub f64[4,20,4] -> adj.Wv
+  // %2073 = add f64[4,20] -> v5
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v25[i0 * L + l] + v9[i0 * L + l];
+    }
+  }
+  // %2077 = sub f64[4,20,4] -> adj.Wv
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -5699,11 +5657,9 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] =
-                (((-(v25[(i0 * 20 + i1) * L + l] *
-                     (u_stages[(i2 + 8) * L + l] * (T(h) * 0.33333334f)))) -
-                  (v23[(i0 * 20 + i1) * L + l] * (u_stages[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                 (v9[(i0 * 20 + i1) * L + l] *
-                  (u_stages[(i2 + 8) * L + l] * (T(h) * 0.33333334f)))) -
+                ((-(v5[(i0 * 20 + i1) * L + l] *
+                    (u_stages[(i2 + 8) * L + l] * (T(h) * 0.33333334f)))) -
+                 (v23[(i0 * 20 + i1) * L + l] * (u_stages[i2 * L + l] * (T(h) * 0.16666667f)))) -
                 (v22[(i0 * 20 + i1) * L + l] *
                  (u_stages[(i2 + 24) * L + l] * (T(h) * 0.16666667f)));
           }
@@ -5712,33 +5668,33 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1492 = broadcast f64[4,20,4] -> adj.Wq
+  // %1526 = broadcast f64[4,20,4] -> adj.Wq
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1493 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1527 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1494 = broadcast f64[320,80] -> adj.ff.up.weight
+  // %1528 = broadcast f64[320,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1495 = broadcast f64[320] -> adj.ff.up.bias
+  // %1529 = broadcast f64[320] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1496 = broadcast f64[80,320] -> adj.ff.down.weight
+  // %1530 = broadcast f64[80,320] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1497 = broadcast f64[20,80] -> adj.out.weight
+  // %1531 = broadcast f64[20,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1498 = broadcast f64[20] -> adj.out.bias
+  // %1532 = broadcast f64[20] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -7066,7 +7022,7 @@ const plastic_model kModel = {
             .adjoint_field = 29696,
             .step = 29952,
             .step_vjp = 47616,
-            .adjoint_step = 53120,
+            .adjoint_step = 55680,
             .output = 28800,
             .output_vjp = 59648,
             .loss = 128,

@@ -2955,8 +2955,8 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_predelta.field.step.rk4: 87 nodes
-  // %461 = layernorm f64[35] -> v0
+  // fwp_delta_cde_predelta.field.step.rk4: 86 nodes
+  // %463 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2992,14 +2992,14 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %463 = add f64[35] -> v1
+  // %465 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %509 = layernorm f64[35] -> v0
+  // %511 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3035,14 +3035,14 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v0[i0 * L + l] = (u_stages[(i0 + 210) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %511 = add f64[35] -> v2
+  // %513 = add f64[35] -> v2
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %484 = layernorm f64[35] -> v0
+  // %486 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3078,16 +3078,16 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v0[i0 * L + l] = (u_stages[(i0 + 70) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %486 = add f64[35] -> v3
+  // %488 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %472 = contract f64[32] -> v0
-  // %495 = contract f64[32] -> v4
-  // %520 = contract f64[32] -> v5
+  // %474 = contract f64[32] -> v0
+  // %497 = contract f64[32] -> v4
+  // %522 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3137,16 +3137,16 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %473 = sigmoid f64[32] -> v6
+  // %475 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %465 = contract f64[32,5] -> v7
-  // %513 = contract f64[32,5] -> v8
-  // %488 = contract f64[32,5] -> v9
+  // %467 = contract f64[32,5] -> v7
+  // %515 = contract f64[32,5] -> v8
+  // %490 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3213,23 +3213,23 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %489 = tanh f64[32,5] -> v10
+  // %491 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %496 = sigmoid f64[32] -> v0
+  // %498 = sigmoid f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %468 = contract f64[32,5] -> v9
-  // %491 = contract f64[32,5] -> v11
-  // %516 = contract f64[32,5] -> v12
+  // %470 = contract f64[32,5] -> v9
+  // %493 = contract f64[32,5] -> v11
+  // %518 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3296,7 +3296,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %469 = softmax f64[32,5] -> v13
+  // %471 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3328,7 +3328,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %798 = contract f64[32,5] -> v9
+  // %800 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3338,7 +3338,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %492 = softmax f64[32,5] -> v14
+  // %494 = softmax f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3370,7 +3370,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %742 = contract f64[32] -> v4
+  // %744 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3399,14 +3399,14 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %743 = contract f64[32] -> v1
+  // %745 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %497 = contract f64[32,5] -> v11
+  // %499 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3415,7 +3415,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %754 = contract f64[32] -> v4
+  // %756 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3444,7 +3444,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %517 = softmax f64[32,5] -> v15
+  // %519 = softmax f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3476,9 +3476,9 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %470 = contract f64[32,5] -> v12
-  // %745 = contract f64[32,5] -> v16
-  // %766 = contract f64[32,5] -> v17
+  // %472 = contract f64[32,5] -> v12
+  // %747 = contract f64[32,5] -> v16
+  // %768 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3557,14 +3557,14 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v17[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %471 = sub f64[32,5] -> v13
+  // %473 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = vm::tanh(v7[i0 * L + l]) - v12[i0 * L + l];
     }
   }
-  // %747 = sub f64[32,5] -> v7
+  // %749 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3575,7 +3575,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %804 = sub f64[32,5] -> v12
+  // %806 = sub f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3587,7 +3587,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %763 = contract f64[32] -> v4
+  // %765 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3616,14 +3616,14 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %786 = contract f64[32] -> v6
+  // %788 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %808 = contract f64[32,5] -> v10
+  // %810 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3635,19 +3635,26 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %817 = add f64[32,5,5] -> W
+  // %827 = add f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = (v12[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
+                                    (v7[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
+      }
+    }
+  }
+  // %833 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v13[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l]) +
-               (((v10[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l]) +
-                 ((v12[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v11[(i0 * 5 + i2) * L + l])) +
-                ((v7[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                 v11[(i0 * 5 + i2) * L + l]))) +
+              (((v13[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l]) +
+                (v10[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l])) +
+               (v8[(i0 * 5 + i1) * L + l] * v11[(i0 * 5 + i2) * L + l])) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -3715,8 +3722,6 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105280);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110400);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115520);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116672);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121792);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3735,8 +3740,8 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_cde_predelta.field.step.rk4.vjp: 269 nodes
-  // %509 = layernorm f64[35] -> v0
+  // fwp_delta_cde_predelta.field.step.rk4.vjp: 264 nodes
+  // %511 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3772,14 +3777,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v0[i0 * L + l] = (u_stages[(i0 + 210) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %511 = add f64[35] -> v1
+  // %513 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %484 = layernorm f64[35] -> v2
+  // %486 = layernorm f64[35] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3815,16 +3820,16 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v2[i0 * L + l] = (u_stages[(i0 + 70) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %486 = add f64[35] -> v3
+  // %488 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %516 = contract f64[32,5] -> v4
-  // %491 = contract f64[32,5] -> v5
-  // %468 = contract f64[32,5] -> v6
+  // %518 = contract f64[32,5] -> v4
+  // %493 = contract f64[32,5] -> v5
+  // %470 = contract f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3891,7 +3896,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v6[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %517 = softmax f64[32,5] -> v7
+  // %519 = softmax f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3923,7 +3928,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %492 = softmax f64[32,5] -> v4
+  // %494 = softmax f64[32,5] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3955,7 +3960,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %469 = softmax f64[32,5] -> v5
+  // %471 = softmax f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3987,7 +3992,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %461 = layernorm f64[35] -> v6
+  // %463 = layernorm f64[35] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4023,16 +4028,16 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v6[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %463 = add f64[35] -> v9
+  // %465 = add f64[35] -> v9
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = (ln_gain[i0] * v6[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %520 = contract f64[32] -> v10
-  // %495 = contract f64[32] -> v11
-  // %472 = contract f64[32] -> v12
+  // %522 = contract f64[32] -> v10
+  // %497 = contract f64[32] -> v11
+  // %474 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4082,14 +4087,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %521 = sigmoid f64[32] -> v13
+  // %523 = sigmoid f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %522 = contract f64[32,5] -> v14
+  // %524 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4098,14 +4103,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %496 = sigmoid f64[32] -> v10
+  // %498 = sigmoid f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %497 = contract f64[32,5] -> v15
+  // %499 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4114,7 +4119,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %763 = contract f64[32] -> v11
+  // %765 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4143,14 +4148,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %473 = sigmoid f64[32] -> v16
+  // %475 = sigmoid f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = sigmoid(v12[i0 * L + l]);
     }
   }
-  // %474 = contract f64[32,5] -> v17
+  // %476 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4159,9 +4164,9 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1217 = contract f64[32,5] -> v18
-  // %970 = contract f64[32,5] -> v19
-  // %996 = contract f64[32,5] -> v20
+  // %1226 = contract f64[32,5] -> v18
+  // %979 = contract f64[32,5] -> v19
+  // %1005 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4243,7 +4248,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1221 = sub f64[32,5] -> v14
+  // %1230 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4253,9 +4258,9 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1040 = contract f64[32] -> v12
-  // %1031 = contract f64[32] -> v21
-  // %754 = contract f64[32] -> v22
+  // %1049 = contract f64[32] -> v12
+  // %1040 = contract f64[32] -> v21
+  // %756 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4314,7 +4319,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1225 = sub f64[32,5] -> v23
+  // %1234 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4324,7 +4329,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %993 = contract f64[32] -> v12
+  // %1251 = add f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v23[i0 * L + l] + v14[i0 * L + l];
+    }
+  }
+  // %1002 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4353,35 +4365,34 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %1229 = sub f64[32,5] -> v19
+  // %1238 = sub f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
+        v24[(i0 * 5 + i1) * L + l] =
             v20[(i0 * 5 + i1) * L + l] - (v23[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]);
       }
     }
   }
-  // %1231 = sub f64[32,5,5] -> d.W
+  // %1488 = sub f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v18[(i0 * 5 + i1) * L + l] * v7[(i0 * 5 + i2) * L + l])) -
-                (v4[(i0 * 5 + i2) * L + l] * v14[(i0 * 5 + i1) * L + l])) -
-               (v4[(i0 * 5 + i2) * L + l] * v23[(i0 * 5 + i1) * L + l])) -
-              (v5[(i0 * 5 + i2) * L + l] * v19[(i0 * 5 + i1) * L + l]);
+              ((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
+                (v18[(i0 * 5 + i1) * L + l] * v7[(i0 * 5 + i2) * L + l])) -
+               (v4[(i0 * 5 + i2) * L + l] * v19[(i0 * 5 + i1) * L + l])) -
+              (v5[(i0 * 5 + i2) * L + l] * v24[(i0 * 5 + i1) * L + l]);
         }
       }
     }
   }
-  // %745 = contract f64[32,5] -> v20
-  // %470 = contract f64[32,5] -> v24
-  // %766 = contract f64[32,5] -> v25
+  // %747 = contract f64[32,5] -> v20
+  // %472 = contract f64[32,5] -> v25
+  // %768 = contract f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4430,14 +4441,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v24[(i0 * 5) * L + l] = acc4_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v25[(i0 * 5) * L + l] = acc8_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v25[(i0 * 5) * L + l] = acc4_v[l];
+      v25[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v25[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v25[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 5) * L + l] = acc8_v[l];
+      v26[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v26[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v26[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -4456,13 +4467,13 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v24[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v25[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v26[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %488 = contract f64[32,5] -> v26
-  // %465 = contract f64[32,5] -> v27
-  // %513 = contract f64[32,5] -> v28
+  // %515 = contract f64[32,5] -> v27
+  // %490 = contract f64[32,5] -> v28
+  // %467 = contract f64[32,5] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4482,34 +4493,34 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 175 + i1], v9[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v9[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v9[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v9[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 175 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v9[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v9[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5) * L + l] = acc0_v[l];
-      v26[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v27[(i0 * 5) * L + l] = acc4_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v28[(i0 * 5) * L + l] = acc8_v[l];
-      v28[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v28[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v28[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v27[(i0 * 5) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 5) * L + l] = acc4_v[l];
+      v28[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v28[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v28[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v29[(i0 * 5) * L + l] = acc8_v[l];
+      v29[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v29[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v29[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -4517,59 +4528,96 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v9[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v27[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v28[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v29[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %489 = tanh f64[32,5] -> v29
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
-    }
-  }
-  // %1243 = mul f64[32,5] -> v26
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (1.0f - square(v29[i0 * L + l])) * (v23[i0 * L + l] + v14[i0 * L + l]);
-    }
-  }
-  // %466 = tanh f64[32,5] -> v30
+  // %516 = tanh f64[32,5] -> v30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = vm::tanh(v27[i0 * L + l]);
     }
   }
-  // %471 = sub f64[32,5] -> v27
+  // %1281 = mul f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v30[i0 * L + l] - v24[i0 * L + l];
+      v27[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v30[i0 * L + l]));
     }
   }
-  // %1245 = sub f64[32,5] -> v24
+  // %491 = tanh f64[32,5] -> v31
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = vm::tanh(v28[i0 * L + l]);
+    }
+  }
+  // %468 = tanh f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = vm::tanh(v29[i0 * L + l]);
+    }
+  }
+  // %473 = sub f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v28[i0 * L + l] - v25[i0 * L + l];
+    }
+  }
+  // %1254 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] =
-            v29[(i0 * 5 + i1) * L + l] -
+        v25[(i0 * 5 + i1) * L + l] =
+            v31[(i0 * 5 + i1) * L + l] -
             (v20[(i0 * 5 + i1) * L + l] +
-             (v27[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))));
+             (v29[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1247 = contract f64[32] -> v12
+  // %1261 = sub f64[32,5] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 5 + i1) * L + l] =
+            v31[(i0 * 5 + i1) * L + l] -
+            ((v25[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
+             v20[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1276 = sub f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] =
+            v30[(i0 * 5 + i1) * L + l] -
+            ((v32[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * T(h))) + v26[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1241 = mul f64[32,5] -> v26
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = (1.0f - square(v28[i0 * L + l])) * v24[i0 * L + l];
+    }
+  }
+  // %1243 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4581,38 +4629,33 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1252 = sub f64[32,5] -> v31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] =
-            v29[(i0 * 5 + i1) * L + l] -
-            ((v24[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
-             v20[(i0 * 5 + i1) * L + l]);
-      }
+  // %1489 = add f64[32,5] -> v23
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v25[i0 * L + l] + v32[i0 * L + l];
     }
   }
-  // %1246 = contract f64[32,5] -> v20
-  // %1253 = contract f64[32,5] -> v29
-  // %1011 = contract f64[32,5] -> v32
+  // %1277 = contract f64[32,5] -> v28
+  // %1020 = contract f64[32,5] -> v30
+  // %1490 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4633,45 +4676,45 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l],
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v31[(i0 * 5 + i1) * L + l],
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v29[(i0 * 5 + i1) * L + l],
                              acc5_v[l]);
-        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l],
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l],
                              acc9_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
-        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v31[(i0 * 5 + i1) * L + l],
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v29[(i0 * 5 + i1) * L + l],
                              acc6_v[l]);
-        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l],
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l],
                               acc10_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l],
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l],
                              acc3_v[l]);
-        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v31[(i0 * 5 + i1) * L + l],
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v29[(i0 * 5 + i1) * L + l],
                              acc7_v[l]);
-        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l],
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l],
                               acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-      v32[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      v28[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v28[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v28[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v28[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v30[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v30[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v30[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v30[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+      v33[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+      v33[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+      v33[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -4679,22 +4722,22 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l],
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l],
                              acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v31[(i0 * 5 + i1) * L + l],
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v29[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v32[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v28[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v30[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
     }
   }
-  // %1254 = contract f64[32] -> v21
+  // %1278 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4706,43 +4749,42 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1258 = add f64[32,5] -> v24
+  // %1279 = mul f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v12[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
+    }
+  }
+  // %1245 = sub f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] =
-            (v20[(i0 * 5 + i1) * L + l] -
-             ((v4[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v12[i0 * L + l])) +
-            (v29[(i0 * 5 + i1) * L + l] - (v7[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * T(h))));
+        v20[(i0 * 5 + i1) * L + l] =
+            v30[(i0 * 5 + i1) * L + l] -
+            ((v4[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v11[i0 * L + l]);
       }
     }
   }
-  // %1232 = mul f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (1.0f - square(v30[i0 * L + l])) * v19[i0 * L + l];
-    }
-  }
-  // %1234 = contract f64[32] -> v22
+  // %1256 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4754,13 +4796,42 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1263 = contract f64[32] -> v22
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v32[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v32[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v32[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v32[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4771,34 +4842,28 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1236 = sub f64[32,5] -> v27
+  // %1492 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 5 + i1) * L + l] =
-            v32[(i0 * 5 + i1) * L + l] -
-            ((v4[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v22[i0 * L + l]);
+        v14[(i0 * 5 + i1) * L + l] =
+            (v33[(i0 * 5 + i1) * L + l] -
+             ((v4[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v12[i0 * L + l])) -
+            (v7[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h)));
       }
     }
   }
-  // %514 = tanh f64[32,5] -> v29
+  // %1252 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = vm::tanh(v28[i0 * L + l]);
+      v23[i0 * L + l] = (1.0f - square(v31[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1272 = mul f64[32,5] -> v28
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v29[i0 * L + l]));
-    }
-  }
-  // %1244 = contract f64[35] -> v30
-  // %1233 = contract f64[35] -> v32
-  // %1273 = contract f64[35] -> v33
+  // %1282 = contract f64[35] -> v25
+  // %1242 = contract f64[35] -> v29
+  // %1253 = contract f64[35] -> v30
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4820,46 +4885,46 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v23[(i1 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v20[(i1 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v26[(i1 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v28[(i1 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v23[(i1 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v26[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v20[(i1 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v26[(i1 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v28[(i1 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v23[(i1 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v26[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v20[(i1 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v26[(i1 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v28[(i1 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v23[(i1 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v32[(i0 * 4) * L + l] = acc4_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v33[(i0 * 4) * L + l] = acc8_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 4) * L + l] = acc4_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v30[(i0 * 4) * L + l] = acc8_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -4873,111 +4938,22 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v23[(i1 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = acc0_v[l];
-      v32[i0 * L + l] = acc1_v[l];
-      v33[i0 * L + l] = acc2_v[l];
+      v25[i0 * L + l] = acc0_v[l];
+      v29[i0 * L + l] = acc1_v[l];
+      v30[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1267 = sub f64[32,5] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 5 + i1) * L + l] =
-            v29[(i0 * 5 + i1) * L + l] -
-            ((v31[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * T(h))) + v25[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %1268 = contract f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v34[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v34[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v34[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v34[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1269 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1270 = mul f64[32] -> v29
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v11[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
-    }
-  }
-  // %1285 = contract f64[32,5] -> v31
-  // %1293 = contract f64[32,5] -> v34
-  // %1305 = contract f64[32,5] -> v35
+  // %1294 = contract f64[32,5] -> v31
+  // %1302 = contract f64[32,5] -> v32
+  // %1508 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4998,29 +4974,29 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5029,14 +5005,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v31[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v31[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v31[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v34[(i0 * 5) * L + l] = acc4_v[l];
-      v34[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v34[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v34[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v35[(i0 * 5) * L + l] = acc8_v[l];
-      v35[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v35[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v35[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v32[(i0 * 5) * L + l] = acc4_v[l];
+      v32[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v32[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v32[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v33[(i0 * 5) * L + l] = acc8_v[l];
+      v33[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v33[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v33[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -5045,32 +5021,32 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v34[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v35[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v32[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v33[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1286 = sub f64[32,5] -> v14
+  // %1295 = sub f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            (v27[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) - v31[(i0 * 5 + i1) * L + l];
+        v18[(i0 * 5 + i1) * L + l] =
+            (v20[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) - v31[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1237 = contract f64[32] -> v11
-  // %1287 = contract f64[32] -> v18
+  // %1246 = contract f64[32] -> v19
+  // %1296 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5086,63 +5062,63 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v18[(i0 * 4) * L + l] = acc4_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc4_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1238 = mul f64[32] -> v19
+  // %1247 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * v11[i0 * L + l];
+      v20[i0 * L + l] = (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1290 = mul f64[32,5] -> v27
+  // %1299 = mul f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 5 + i1) * L + l] =
-            v5[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i1) * L + l] - v18[i0 * L + l]);
+        v19[(i0 * 5 + i1) * L + l] =
+            v5[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i1) * L + l] - v24[i0 * L + l]);
       }
     }
   }
-  // %1296 = sub f64[32,5] -> v5
+  // %1305 = sub f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v5[(i0 * 5 + i1) * L + l] =
-            (v25[(i0 * 5 + i1) * L + l] * v13[i0 * L + l]) -
-            (v34[(i0 * 5 + i1) * L + l] + (v15[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * T(h))));
+            (v28[(i0 * 5 + i1) * L + l] * v13[i0 * L + l]) -
+            (v32[(i0 * 5 + i1) * L + l] + (v15[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1297 = contract f64[32] -> v11
+  // %1306 = contract f64[32] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5165,80 +5141,36 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1300 = mul f64[32,5] -> v14
+  // %1309 = mul f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            (v5[(i0 * 5 + i1) * L + l] - v11[i0 * L + l]) * v7[(i0 * 5 + i1) * L + l];
+        v18[(i0 * 5 + i1) * L + l] =
+            (v5[(i0 * 5 + i1) * L + l] - v13[i0 * L + l]) * v7[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1308 = contract f64[32,5] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 5) * L + l] = acc0_v[l];
-      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1312 = sub f64[32,5] -> v7
+  // %1511 = sub f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            ((v24[(i0 * 5 + i1) * L + l] * v10[i0 * L + l]) -
-             (v35[(i0 * 5 + i1) * L + l] +
-              (v15[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))))) -
-            ((v17[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
-             v5[(i0 * 5 + i1) * L + l]);
+        v5[(i0 * 5 + i1) * L + l] =
+            (((v14[(i0 * 5 + i1) * L + l] * v10[i0 * L + l]) - v33[(i0 * 5 + i1) * L + l]) -
+             (v15[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f)))) -
+            (v17[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1259 = contract f64[32] -> v11
-  // %1313 = contract f64[32] -> v12
+  // %1493 = contract f64[32] -> v11
+  // %1512 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5254,20 +5186,20 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5282,16 +5214,16 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v12[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1260 = mul f64[32] -> v13
+  // %1494 = mul f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v11[i0 * L + l] * (v10[i0 * L + l] * (1.0f - v10[i0 * L + l]));
     }
   }
-  // %1261 = contract f64[35] -> v5
-  // %1239 = contract f64[35] -> v15
-  // %1271 = contract f64[35] -> v17
+  // %1280 = contract f64[35] -> v7
+  // %1248 = contract f64[35] -> v14
+  // %1495 = contract f64[35] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5311,34 +5243,34 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v13[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v19[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v19[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v19[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v13[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v19[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v21[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v20[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v13[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v20[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v13[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v20[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v13[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v20[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v13[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 4) * L + l] = acc4_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v17[(i0 * 4) * L + l] = acc8_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc8_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -5351,87 +5283,87 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v13[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
-      v15[i0 * L + l] = acc1_v[l];
-      v17[i0 * L + l] = acc2_v[l];
+      v7[i0 * L + l] = acc0_v[l];
+      v14[i0 * L + l] = acc1_v[l];
+      v15[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1262 = add f64[35] -> v18
+  // %1283 = add f64[35] -> v17
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v30[i0 * L + l] + v5[i0 * L + l];
+      v17[i0 * L + l] = v25[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1240 = add f64[35] -> v5
+  // %1249 = add f64[35] -> v7
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v32[i0 * L + l] + v15[i0 * L + l];
+      v7[i0 * L + l] = v29[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %1274 = add f64[35] -> v15
+  // %1496 = add f64[35] -> v14
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v33[i0 * L + l] + v17[i0 * L + l];
+      v14[i0 * L + l] = v15[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %1276 = add f64[35] -> d.ln.gain
+  // %1499 = add f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v18[i0 * L + l] * v2[i0 * L + l]) + (v5[i0 * L + l] * v6[i0 * L + l])) +
-                 (v0[i0 * L + l] * v15[i0 * L + l]);
+        sum[l] = (v0[i0 * L + l] * v17[i0 * L + l]) +
+                 ((v7[i0 * L + l] * v6[i0 * L + l]) + (v14[i0 * L + l] * v2[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1278 = add f64[35] -> d.ln.bias
+  // %1501 = add f64[35] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v18[i0 * L + l] + v5[i0 * L + l]) + v15[i0 * L + l];
+        sum[l] = v17[i0 * L + l] + (v14[i0 * L + l] + v7[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1283 = add f64[32,35] -> d.Wb
+  // %1504 = add f64[32,35] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v9[i1 * L + l] * v19[i0 * L + l]) +
-                   ((v3[i1 * L + l] * v13[i0 * L + l]) + (v1[i1 * L + l] * v29[i0 * L + l]));
+          sum[l] = (v9[i1 * L + l] * v20[i0 * L + l]) +
+                   ((v13[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v21[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1316 = mul f64[32,5] -> v17
+  // %1515 = mul f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v4[(i0 * 5 + i1) * L + l];
+        v15[(i0 * 5 + i1) * L + l] =
+            (v5[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v4[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1319 = add f64[32,5,35] -> d.Wk
+  // %1518 = add f64[32,5,35] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -5439,16 +5371,16 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (u_stages[(i2 + 35) * L + l] * v27[(i0 * 5 + i1) * L + l]) +
-                     ((v14[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 245) * L + l]) +
-                      (u_stages[(i2 + 105) * L + l] * v17[(i0 * 5 + i1) * L + l]));
+            sum[l] = (u_stages[(i2 + 35) * L + l] * v19[(i0 * 5 + i1) * L + l]) +
+                     ((v18[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 245) * L + l]) +
+                      (u_stages[(i2 + 105) * L + l] * v15[(i0 * 5 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1324 = add f64[32,5,35] -> d.Wv
+  // %1333 = add f64[32,5,35] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -5456,9 +5388,9 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v28[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v3[i2 * L + l] * v26[(i0 * 5 + i1) * L + l]) +
-                      (v9[i2 * L + l] * v20[(i0 * 5 + i1) * L + l]));
+            sum[l] = (v27[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v3[i2 * L + l] * v23[(i0 * 5 + i1) * L + l]) +
+                      (v9[i2 * L + l] * v26[(i0 * 5 + i1) * L + l]));
           }
           theta_bar_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
@@ -5466,7 +5398,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
   }
   if (u_stages_bar) {
-    // %634 = reduce_sum f64[] -> v8
+    // %636 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5481,7 +5413,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %639 = reduce_sum f64[] -> v10
+    // %641 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5496,19 +5428,19 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %643 = reciprocal f64[] -> v8
+    // %645 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1325 = mul f64[35] -> v1
+    // %1334 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v5[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v7[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1326 = reduce_sum f64[] -> v10
+    // %1335 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5523,7 +5455,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1330 = contract f64[] -> v11
+    // %1339 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5538,7 +5470,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc0_v[l];
     }
-    // %1335 = mul f64[35] -> d.x@0
+    // %1344 = mul f64[35] -> d.x@0
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5546,7 +5478,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
                                              (v6[i0 * L + l] * (v11[l] * 0.028571429f)));
       }
     }
-    // %1336 = contract f64[35] -> d.dx@0
+    // %1345 = contract f64[35] -> d.dx@0
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5560,12 +5492,12 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v19[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v19[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v19[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5588,7 +5520,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
@@ -5597,14 +5529,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
         u_stages_bar[(i0 + 35) * L + l] += acc0_v[l];
       }
     }
-    // %1337 = mul f64[35] -> v1
+    // %1519 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v18[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v14[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1338 = reduce_sum f64[] -> v8
+    // %1520 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5619,7 +5551,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %1342 = contract f64[] -> v10
+    // %1524 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5634,7 +5566,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc0_v[l];
     }
-    // %668 = reduce_sum f64[] -> v11
+    // %670 = reduce_sum f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5649,7 +5581,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc_v[l];
     }
-    // %673 = reduce_sum f64[] -> v12
+    // %675 = reduce_sum f64[] -> v12
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5664,21 +5596,21 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v12[l] = acc_v[l];
     }
-    // %677 = reciprocal f64[] -> v11
+    // %679 = reciprocal f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = T(1) / std::sqrt((v12[l] * 0.028571429f) + 1e-05f);
     }
-    // %1347 = mul f64[35] -> d.x@1
+    // %1529 = mul f64[35] -> d.x@1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 70) * L + l] += ((v1[i0 * L + l] - (v8[l] * 0.028571429f)) -
-                                            (v2[i0 * L + l] * (v10[l] * 0.028571429f))) *
+                                            ((v10[l] * 0.028571429f) * v2[i0 * L + l])) *
                                            v11[l];
       }
     }
-    // %1348 = contract f64[35] -> d.dx@1
+    // %1530 = contract f64[35] -> d.dx@1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5692,12 +5624,12 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v17[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v17[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v15[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v17[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v15[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v17[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v15[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5720,7 +5652,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v17[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
@@ -5729,7 +5661,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
         u_stages_bar[(i0 + 105) * L + l] += acc0_v[l];
       }
     }
-    // %702 = reduce_sum f64[] -> v8
+    // %704 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5744,7 +5676,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %707 = reduce_sum f64[] -> v10
+    // %709 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5759,19 +5691,19 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %711 = reciprocal f64[] -> v8
+    // %713 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1349 = mul f64[35] -> v1
+    // %1358 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v17[i0 * L + l];
       }
     }
-    // %1350 = reduce_sum f64[] -> v10
+    // %1359 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5786,7 +5718,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1354 = contract f64[] -> v11
+    // %1363 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5801,7 +5733,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc0_v[l];
     }
-    // %1359 = mul f64[35] -> d.x@2
+    // %1368 = mul f64[35] -> d.x@2
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5809,7 +5741,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
                                                      ((v11[l] * 0.028571429f) * v0[i0 * L + l]));
       }
     }
-    // %1360 = contract f64[35] -> d.dx@2
+    // %1369 = contract f64[35] -> d.dx@2
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5823,12 +5755,12 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v14[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v14[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v18[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v14[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v18[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v14[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v18[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5851,7 +5783,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v14[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
@@ -5905,39 +5837,39 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16128);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21248);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26368);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31488);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36608);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41728);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46848);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51968);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57088);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62208);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67328);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72448);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77568);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78592);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79616);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84736);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89856);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94976);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100096);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105216);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110336);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115456);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120576);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125696);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130816);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135936);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136960);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142080);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143232);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17152);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22272);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27392);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28416);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29440);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30464);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35584);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40704);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45824);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50944);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56064);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61184);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66304);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71424);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76544);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81664);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82688);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83712);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88832);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93952);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99072);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104192);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109312);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114432);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119552);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124672);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129792);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134912);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140032);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141056);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146176);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147328);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5959,94 +5891,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   for (int64_t i = 0; i < 12390; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_predelta.field.adjoint.step.rk4: 273 nodes
-  // %484 = layernorm f64[35] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 70) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 35.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[(i0 + 70) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 35.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 70) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %486 = add f64[35] -> v1
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %461 = layernorm f64[35] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 35.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e44 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 35.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %463 = add f64[35] -> v3
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %509 = layernorm f64[35] -> v4
+  // fwp_delta_cde_predelta.field.adjoint.step.rk4: 268 nodes
+  // %511 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6066,7 +5912,93 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[(i0 + 210) * L + l] - mean_v[l];
+        const T e13 = u_stages[(i0 + 210) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 35.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 210) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %513 = add f64[35] -> v1
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+    }
+  }
+  // %486 = layernorm f64[35] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 70) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 35.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e44 = u_stages[(i0 + 70) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 35.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (u_stages[(i0 + 70) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %488 = add f64[35] -> v3
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %463 = layernorm f64[35] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 35.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e75 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e75 * e75);
       }
     }
@@ -6079,85 +6011,19 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[(i0 + 210) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %511 = add f64[35] -> v5
+  // %465 = add f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %472 = contract f64[32] -> v6
-  // %495 = contract f64[32] -> v7
-  // %520 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v8[(i0 * 4) * L + l] = acc8_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %473 = sigmoid f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %496 = sigmoid f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
-    }
-  }
-  // %488 = contract f64[32,5] -> v10
-  // %465 = contract f64[32,5] -> v11
-  // %513 = contract f64[32,5] -> v12
+  // %515 = contract f64[32,5] -> v6
+  // %490 = contract f64[32,5] -> v7
+  // %467 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6193,18 +6059,18 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 5) * L + l] = acc4_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 5) * L + l] = acc8_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 5) * L + l] = acc4_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 5) * L + l] = acc8_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6219,35 +6085,101 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %489 = tanh f64[32,5] -> v13
+  // %516 = tanh f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
+      v9[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %466 = tanh f64[32,5] -> v10
+  // %491 = tanh f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
     }
   }
-  // %514 = tanh f64[32,5] -> v11
+  // %468 = tanh f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v7[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %491 = contract f64[32,5] -> v12
-  // %468 = contract f64[32,5] -> v14
-  // %516 = contract f64[32,5] -> v15
+  // %474 = contract f64[32] -> v8
+  // %497 = contract f64[32] -> v10
+  // %522 = contract f64[32] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v11[(i0 * 4) * L + l] = acc8_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %475 = sigmoid f64[32] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %498 = sigmoid f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %493 = contract f64[32,5] -> v13
+  // %470 = contract f64[32,5] -> v14
+  // %518 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6283,10 +6215,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v14[(i0 * 5) * L + l] = acc4_v[l];
       v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -6309,12 +6241,12 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %492 = softmax f64[32,5] -> v16
+  // %494 = softmax f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6324,7 +6256,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6335,18 +6267,18 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %469 = softmax f64[32,5] -> v12
+  // %471 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6367,36 +6299,36 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %474 = contract f64[32,5] -> v14
+  // %476 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+        v14[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %497 = contract f64[32,5] -> v17
+  // %499 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+        v17[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v8[i0 * L + l];
       }
     }
   }
-  // %517 = softmax f64[32,5] -> v18
+  // %519 = softmax f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6417,20 +6349,20 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %745 = contract f64[32,5] -> v15
-  // %470 = contract f64[32,5] -> v19
-  // %766 = contract f64[32,5] -> v20
+  // %747 = contract f64[32,5] -> v15
+  // %472 = contract f64[32,5] -> v19
+  // %768 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6451,24 +6383,24 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
@@ -6497,7 +6429,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
@@ -6509,14 +6441,14 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %471 = sub f64[32,5] -> v21
+  // %473 = sub f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v10[i0 * L + l] - v19[i0 * L + l];
+      v21[i0 * L + l] = v7[i0 * L + l] - v19[i0 * L + l];
     }
   }
-  // %763 = contract f64[32] -> v7
+  // %765 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6539,20 +6471,20 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = sigmoid f64[32] -> v19
+  // %523 = sigmoid f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+      v19[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %522 = contract f64[32,5] -> v22
+  // %524 = contract f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6561,9 +6493,9 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       }
     }
   }
-  // %1031 = contract f64[32] -> v8
-  // %754 = contract f64[32] -> v23
-  // %1930 = contract f64[32] -> v24
+  // %1040 = contract f64[32] -> v11
+  // %756 = contract f64[32] -> v23
+  // %1984 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6608,10 +6540,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v23[(i0 * 4) * L + l] = acc4_v[l];
       v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -6622,62 +6554,69 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v24[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1245 = sub f64[32,5] -> v25
+  // %1254 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v25[(i0 * 5 + i1) * L + l] =
-            v13[(i0 * 5 + i1) * L + l] -
+            v6[(i0 * 5 + i1) * L + l] -
             (v15[(i0 * 5 + i1) * L + l] +
-             (v21[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))));
+             (v21[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1252 = sub f64[32,5] -> v26
+  // %1261 = sub f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v26[(i0 * 5 + i1) * L + l] =
-            v13[(i0 * 5 + i1) * L + l] -
+            v6[(i0 * 5 + i1) * L + l] -
             ((v25[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
              v15[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1267 = sub f64[32,5] -> v15
+  // %1276 = sub f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 5 + i1) * L + l] =
-            v11[(i0 * 5 + i1) * L + l] -
-            ((v26[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * T(h))) + v20[(i0 * 5 + i1) * L + l]);
+            v9[(i0 * 5 + i1) * L + l] -
+            ((v26[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v20[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2206 = add f64[32,5,5] -> W
+  // %2428 = add f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] = (v25[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
+                                     (v26[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
+      }
+    }
+  }
+  // %2435 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              ((((v25[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) * v17[(i0 * 5 + i2) * L + l]) +
-                (((v26[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v17[(i0 * 5 + i2) * L + l]) +
-                 ((v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v22[(i0 * 5 + i2) * L + l]))) +
-               (v21[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))));
+              (((v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) * v22[(i0 * 5 + i2) * L + l]) +
+               ((v20[(i0 * 5 + i1) * L + l] * v17[(i0 * 5 + i2) * L + l]) +
+                z0_W[(i0 * 25 + i1 * 5 + i2) * L + l])) +
+              (v21[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)));
         }
       }
     }
   }
-  // %1906 = contract f64[32,5] -> v20
-  // %1477 = contract f64[32,5] -> v27
-  // %1933 = contract f64[32,5] -> v28
+  // %1960 = contract f64[32,5] -> v20
+  // %1531 = contract f64[32,5] -> v27
+  // %1987 = contract f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6753,23 +6692,30 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1909 = mul f64[32,5] -> v22
+  // %1963 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
     }
   }
-  // %578 = mul f64[32] -> v7
+  // %659 = sub f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = 1.0f - square(v6[i0 * L + l]);
+    }
+  }
+  // %580 = mul f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
+      v10[i0 * L + l] = v8[i0 * L + l] * (1.0f - v8[i0 * L + l]);
     }
   }
-  // %2216 = contract f64[32,5] -> v29
-  // %1481 = contract f64[32,5] -> v30
-  // %2233 = contract f64[32,5] -> v31
+  // %2287 = contract f64[32,5] -> v6
+  // %2270 = contract f64[32,5] -> v30
+  // %1535 = contract f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6789,35 +6735,35 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 5) * L + l] = acc0_v[l];
-      v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v30[(i0 * 5) * L + l] = acc4_v[l];
       v30[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v30[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -6834,21 +6780,21 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v30[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v31[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2217 = contract f64[32] -> v8
+  // %2271 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6871,24 +6817,24 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2220 = add f64[32,5] -> v32
+  // %2274 = add f64[32,5] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v32[(i0 * 5 + i1) * L + l] =
-            v29[(i0 * 5 + i1) * L + l] +
-            (v12[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
+            v30[(i0 * 5 + i1) * L + l] +
+            (v13[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2221 = contract f64[32] -> v8
+  // %2275 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6911,34 +6857,27 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2222 = mul f64[32] -> v29
+  // %2276 = mul f64[32] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v7[i0 * L + l] * v8[i0 * L + l];
+      v30[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
     }
   }
-  // %657 = sub f64[32,5] -> v33
+  // %1539 = mul f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
+      v33[i0 * L + l] = v27[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %1485 = mul f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v27[i0 * L + l] * (1.0f - square(v10[i0 * L + l]));
-    }
-  }
-  // %2245 = contract f64[32,5] -> v10
+  // %2299 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6961,10 +6900,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -6976,10 +6915,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1809 = contract f64[32,5] -> v34
+  // %1863 = contract f64[32,5] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7021,19 +6960,19 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1811 = sub f64[32,5] -> v35
+  // %1865 = sub f64[32,5] -> v35
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v35[(i0 * 5 + i1) * L + l] =
-            (v30[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) - v34[(i0 * 5 + i1) * L + l];
+            (v31[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]) - v34[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1903 = contract f64[32] -> v8
-  // %1482 = contract f64[32] -> v34
-  // %2046 = contract f64[32] -> v36
+  // %1957 = contract f64[32] -> v11
+  // %1536 = contract f64[32] -> v34
+  // %2100 = contract f64[32] -> v36
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7053,35 +6992,35 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l],
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l],
                               acc10_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l],
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l],
                               acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v34[(i0 * 4) * L + l] = acc4_v[l];
       v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -7092,29 +7031,29 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v36[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1907 = add f64[32,5] -> v30
+  // %1961 = add f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] =
-            (v27[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+        v31[(i0 * 5 + i1) * L + l] =
+            (v27[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
             v20[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1987 = add f64[32,5] -> v37
+  // %2041 = add f64[32,5] -> v37
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v37[(i0 * 5 + i1) * L + l] =
             v20[(i0 * 5 + i1) * L + l] +
-            (v30[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
+            (v31[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1999 = add f64[32,5] -> v20
+  // %2053 = add f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7124,47 +7063,85 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       }
     }
   }
-  // %2213 = add f64[32,5,5] -> a.W
+  // %2436 = add f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v37[i0 * L + l] + v31[i0 * L + l];
+    }
+  }
+  // %2443 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              (((v37[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h))) +
-                ((v30[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h))) +
-                 (v12[(i0 * 5 + i2) * L + l] *
-                  (v27[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))))) +
-               (v20[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))));
+              (v20[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
+              ((a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
+                (v28[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h)))) +
+               (v13[(i0 * 5 + i2) * L + l] * (v27[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))));
         }
       }
     }
   }
-  // %2214 = mul f64[32,5] -> v27
+  // %2285 = mul f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v33[i0 * L + l] * v30[i0 * L + l];
+      v27[i0 * L + l] = v37[i0 * L + l] * v29[i0 * L + l];
     }
   }
-  // %1483 = mul f64[32] -> v8
+  // %2288 = contract f64[32] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2291 = add f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v34[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 5 + i1) * L + l] =
+            v6[(i0 * 5 + i1) * L + l] +
+            (v16[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
+      }
     }
   }
-  // %2231 = mul f64[32,5] -> v28
+  // %2268 = mul f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v37[i0 * L + l] * v33[i0 * L + l];
+      v6[i0 * L + l] = v29[i0 * L + l] * v31[i0 * L + l];
     }
   }
-  // %2215 = contract f64[35] -> v33
-  // %1970 = contract f64[35] -> v34
-  // %2232 = contract f64[35] -> v38
+  // %2286 = contract f64[35] -> v29
+  // %2269 = contract f64[35] -> v38
+  // %2024 = contract f64[35] -> v39
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7188,44 +7165,44 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
           acc0_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v13[(i1 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v33[(i1 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v13[(i1 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v6[(i1 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v28[(i1 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v33[(i1 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v13[(i1 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v6[(i1 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v28[(i1 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v33[(i1 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v13[(i1 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v6[(i1 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v28[(i1 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v33[(i1 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v34[(i0 * 4) * L + l] = acc4_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v38[(i0 * 4) * L + l] = acc8_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v29[(i0 * 4) * L + l] = acc0_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc4_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v39[(i0 * 4) * L + l] = acc8_v[l];
+      v39[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v39[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v39[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -7240,60 +7217,27 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v13[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v33[(i1 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = acc0_v[l];
-      v34[i0 * L + l] = acc1_v[l];
-      v38[i0 * L + l] = acc2_v[l];
+      v29[i0 * L + l] = acc0_v[l];
+      v38[i0 * L + l] = acc1_v[l];
+      v39[i0 * L + l] = acc2_v[l];
     }
   }
-  // %2234 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2237 = add f64[32,5] -> v39
+  // %1537 = mul f64[32] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 5 + i1) * L + l] =
-            v31[(i0 * 5 + i1) * L + l] +
-            (v16[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)));
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v34[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
     }
   }
-  // %2246 = contract f64[32] -> v9
-  // %2291 = contract f64[32] -> v23
+  // %2300 = contract f64[32] -> v12
+  // %2345 = contract f64[32] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7327,27 +7271,27 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v23[(i0 * 4) * L + l] = acc4_v[l];
       v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2249 = add f64[32,5] -> v15
+  // %2303 = add f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 5 + i1) * L + l] =
-            v10[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * T(h)));
+            v7[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * T(h)));
       }
     }
   }
-  // %2250 = contract f64[32] -> v9
+  // %2304 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7370,20 +7314,20 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2251 = mul f64[32] -> v24
+  // %2305 = mul f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v9[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
+      v24[i0 * L + l] = v12[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
     }
   }
-  // %2252 = contract f64[35] -> v10
+  // %2306 = contract f64[35] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7403,10 +7347,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -7422,17 +7366,17 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc0_v[l];
+      v7[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2253 = mul f64[32,5] -> v25
+  // %2307 = mul f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
+      v25[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
     }
   }
-  // %2254 = contract f64[35] -> v11
+  // %2308 = contract f64[35] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7458,10 +7402,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -7479,27 +7423,27 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc0_v[l];
+      v9[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2265 = mul f64[35] -> v31
+  // %2309 = add f64[35] -> v34
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v10[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f;
+      v34[i0 * L + l] = v7[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %2279 = contract f64[32,5] -> v10
+  // %2333 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] * (v35[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]);
+        v7[(i0 * 5 + i1) * L + l] =
+            v13[(i0 * 5 + i1) * L + l] * (v35[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]);
       }
     }
   }
-  // %2068 = contract f64[32,5] -> v11
+  // %2122 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7512,36 +7456,36 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v30[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v31[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v30[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v31[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2065 = contract f64[32] -> v9
+  // %2119 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7553,36 +7497,36 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2283 = sub f64[32,5] -> v12
+  // %2337 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            (v32[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
-            (v11[(i0 * 5 + i1) * L + l] +
-             (v14[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f))));
+        v13[(i0 * 5 + i1) * L + l] =
+            (v32[(i0 * 5 + i1) * L + l] * v8[i0 * L + l]) -
+            (v9[(i0 * 5 + i1) * L + l] +
+             (v14[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %2284 = contract f64[32] -> v9
+  // %2338 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7594,34 +7538,24 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2287 = contract f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            (v12[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2094 = contract f64[32,5] -> v12
+  // %2148 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7645,10 +7579,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -7660,23 +7594,23 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2295 = sub f64[32,5] -> v14
+  // %2349 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v14[(i0 * 5 + i1) * L + l] =
-            (v39[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
-            (v12[(i0 * 5 + i1) * L + l] +
+            (v28[(i0 * 5 + i1) * L + l] * v8[i0 * L + l]) -
+            (v9[(i0 * 5 + i1) * L + l] +
              (v17[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %2238 = contract f64[32] -> v6
-  // %2296 = contract f64[32] -> v9
+  // %2292 = contract f64[32] -> v23
+  // %2350 = contract f64[32] -> v36
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7692,44 +7626,44 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v39[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v39[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v39[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v39[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v9[(i0 * 4) * L + l] = acc4_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 4) * L + l] = acc4_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2239 = mul f64[32] -> v23
+  // %2293 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v7[i0 * L + l] * v6[i0 * L + l];
+      v8[i0 * L + l] = v10[i0 * L + l] * v23[i0 * L + l];
     }
   }
-  // %2223 = contract f64[35] -> v12
-  // %1484 = contract f64[35] -> v16
-  // %2240 = contract f64[35] -> v21
+  // %2294 = contract f64[35] -> v9
+  // %2277 = contract f64[35] -> v16
+  // %1538 = contract f64[35] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7749,26 +7683,26 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v23[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v23[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v23[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v23[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v30[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v11[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v30[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v11[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v30[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v11[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v30[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v11[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v16[(i0 * 4) * L + l] = acc4_v[l];
       v16[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v16[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -7789,95 +7723,95 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v23[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v11[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc0_v[l];
+      v9[i0 * L + l] = acc0_v[l];
       v16[i0 * L + l] = acc1_v[l];
       v21[i0 * L + l] = acc2_v[l];
     }
   }
-  // %2224 = add f64[35] -> v30
+  // %2295 = add f64[35] -> v28
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v12[i0 * L + l] + v33[i0 * L + l];
+      v28[i0 * L + l] = v29[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %2228 = mul f64[35] -> v12
+  // %2278 = add f64[35] -> v9
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v16[i0 * L + l] + v34[i0 * L + l]) * 0.16666667f;
+      v9[i0 * L + l] = v16[i0 * L + l] + v38[i0 * L + l];
     }
   }
-  // %2241 = add f64[35] -> v16
+  // %2027 = add f64[35] -> v38
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v38[i0 * L + l] + v21[i0 * L + l];
+      v38[i0 * L + l] = v21[i0 * L + l] + v39[i0 * L + l];
     }
   }
-  // %2368 = mul f64[35] -> adj.ln.gain
+  // %2449 = mul f64[35] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-((v0[i0 * L + l] * v30[i0 * L + l]) * 0.33333334f)) -
-                    (v2[i0 * L + l] * v12[i0 * L + l])) -
-                   ((v0[i0 * L + l] * v16[i0 * L + l]) * 0.33333334f)) -
-                  (v4[i0 * L + l] * v31[i0 * L + l])) *
-                 T(h);
+        sum[l] =
+            T(h) * (((-(((v2[i0 * L + l] * v28[i0 * L + l]) + (v2[i0 * L + l] * v9[i0 * L + l])) *
+                        0.33333334f)) -
+                     (v4[i0 * L + l] * (v38[i0 * L + l] * 0.16666667f))) -
+                    (v0[i0 * L + l] * (v34[i0 * L + l] * 0.16666667f)));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2267 = mul f64[35] -> adj.ln.bias
+  // %2458 = mul f64[35] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v12[i0 * L + l]) - (v30[i0 * L + l] * 0.33333334f)) -
-                   (v16[i0 * L + l] * 0.33333334f)) -
-                  v31[i0 * L + l]) *
+        sum[l] = ((-((v34[i0 * L + l] + v38[i0 * L + l]) * 0.16666667f)) -
+                  ((v9[i0 * L + l] + v28[i0 * L + l]) * 0.33333334f)) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2277 = sub f64[32,35] -> adj.Wb
+  // %2331 = sub f64[32,35] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v1[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                     ((v8[i0 * L + l] * (T(h) * 0.16666667f)) * v3[i1 * L + l])) -
-                    ((v23[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l])) -
-                   ((v24[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l]);
+          sum[l] = (((-(v3[i1 * L + l] * (v30[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v11[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
+                    ((v8[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
+                   ((v24[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2299 = contract f64[32,5] -> v12
+  // %2459 = add f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            (v14[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l];
+        v8[(i0 * 5 + i1) * L + l] =
+            ((v13[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l]) +
+            ((v14[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2303 = contract f64[32] -> v6
+  // %2357 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7900,13 +7834,13 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2119 = contract f64[32,5] -> v14
+  // %2173 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7930,10 +7864,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -7945,21 +7879,21 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2307 = sub f64[32,5] -> v16
+  // %2361 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] =
+        v13[(i0 * 5 + i1) * L + l] =
             (v15[(i0 * 5 + i1) * L + l] * v19[i0 * L + l]) -
-            ((v17[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v14[(i0 * 5 + i1) * L + l]);
+            ((v17[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v9[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2308 = contract f64[32] -> v6
+  // %2362 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7971,34 +7905,34 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2311 = contract f64[32,5] -> v14
+  // %2365 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            v18[(i0 * 5 + i1) * L + l] * (v16[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]);
+        v9[(i0 * 5 + i1) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] * (v13[(i0 * 5 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
-  // %2313 = sub f64[32,5,35] -> adj.Wk
+  // %2462 = sub f64[32,5,35] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8006,19 +7940,25 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v10[(i0 * 5 + i1) * L + l] *
-                          (u_stages[(i2 + 35) * L + l] * (T(h) * 0.16666667f)))) -
-                       (v11[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 105) * L + l] * T(h)))) -
-                      (v12[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 105) * L + l] * T(h)))) -
-                     (v14[(i0 * 5 + i1) * L + l] *
-                      (u_stages[(i2 + 245) * L + l] * (T(h) * 0.16666667f)));
+            sum[l] =
+                ((-(v7[(i0 * 5 + i1) * L + l] *
+                    (u_stages[(i2 + 35) * L + l] * (T(h) * 0.16666667f)))) -
+                 (v8[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 105) * L + l] * T(h)))) -
+                (v9[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 245) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2371 = sub f64[32,5,35] -> adj.Wv
+  // %2463 = add f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v27[i0 * L + l] + v6[i0 * L + l];
+    }
+  }
+  // %2466 = sub f64[32,5,35] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8026,43 +7966,42 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v13[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v27[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v28[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v25[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v33[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v7[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v25[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1872 = broadcast f64[32,5,35] -> adj.Wq
+  // %1926 = broadcast f64[32,5,35] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5600; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1873 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1927 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1874 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %1928 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1875 = broadcast f64[64] -> adj.ff.up.bias
+  // %1929 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1876 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %1930 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1877 = broadcast f64[1,160] -> adj.out.weight
+  // %1931 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1878 = broadcast f64[1] -> adj.out.bias
+  // %1932 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -9081,12 +9020,11 @@ extern "C" void fwp_delta_cde_predelta_loss_vjp(const void* /*ctx*/, const void*
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_delta_cde_predelta.loss.vjp: 8 nodes
-  // %449 = sub f64[1] -> d.logit
-  // fwp_delta_cde_predelta.ode:50: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_delta_cde_predelta.loss.vjp: 7 nodes
+  // %455 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -9315,8 +9253,8 @@ const plastic_model kModel = {
             .field_vjp = 41536,
             .adjoint_field = 70656,
             .step = 64000,
-            .step_vjp = 126912,
-            .adjoint_step = 148352,
+            .step_vjp = 120640,
+            .adjoint_step = 148480,
             .output = 15552,
             .output_vjp = 47360,
             .loss = 0,

@@ -116,7 +116,7 @@ enum { fwp_delta_cde_predelta_step_lanes = 8, fwp_delta_cde_predelta_step_scratc
  *   z0_bar: varying[800] = 6400 floats
  *   theta_bar: uniform[39175] = 39175 floats
  *   u_stages_bar: varying[280] = 2240 floats, may be NULL
- *   scratch: scratch arena, 126912 bytes, 64-byte aligned
+ *   scratch: scratch arena, 120640 bytes, 64-byte aligned
  */
 void fwp_delta_cde_predelta_step_vjp(const void* ctx, double t, double h, const void* z0,
                                      const void* theta, const void* u_stages, const void* z1_bar,
@@ -124,7 +124,7 @@ void fwp_delta_cde_predelta_step_vjp(const void* ctx, double t, double h, const 
                                      void* scratch);
 enum {
   fwp_delta_cde_predelta_step_vjp_lanes = 8,
-  fwp_delta_cde_predelta_step_vjp_scratch_bytes = 126912
+  fwp_delta_cde_predelta_step_vjp_scratch_bytes = 120640
 };
 
 /* fwp_delta_cde_predelta_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
@@ -137,7 +137,7 @@ enum {
  *   dtheta: uniform[39175] = 39175 floats
  *   err: varying[1600] = 12800 floats, may be NULL
  *   dtheta_err: uniform[39175] = 39175 floats, may be NULL
- *   scratch: scratch arena, 148352 bytes, 64-byte aligned
+ *   scratch: scratch arena, 148480 bytes, 64-byte aligned
  */
 void fwp_delta_cde_predelta_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                          const void* a0, const void* theta, const void* u_stages,
@@ -145,7 +145,7 @@ void fwp_delta_cde_predelta_adjoint_step(const void* ctx, double t, double h, co
                                          void* dtheta_err, void* scratch);
 enum {
   fwp_delta_cde_predelta_adjoint_step_lanes = 8,
-  fwp_delta_cde_predelta_adjoint_step_scratch_bytes = 148352
+  fwp_delta_cde_predelta_adjoint_step_scratch_bytes = 148480
 };
 
 /* fwp_delta_cde_predelta_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

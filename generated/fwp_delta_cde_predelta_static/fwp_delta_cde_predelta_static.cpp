@@ -3625,8 +3625,8 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_predelta_static.field.step.rk4: 87 nodes
-  // %567 = layernorm f64[35] -> v0
+  // fwp_delta_cde_predelta_static.field.step.rk4: 86 nodes
+  // %569 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3662,14 +3662,14 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %569 = add f64[35] -> v1
+  // %571 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %615 = layernorm f64[35] -> v0
+  // %617 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3705,14 +3705,14 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v0[i0 * L + l] = (u_stages[(i0 + 225) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %617 = add f64[35] -> v2
+  // %619 = add f64[35] -> v2
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %590 = layernorm f64[35] -> v0
+  // %592 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3748,16 +3748,16 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v0[i0 * L + l] = (u_stages[(i0 + 75) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %592 = add f64[35] -> v3
+  // %594 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %578 = contract f64[32] -> v0
-  // %601 = contract f64[32] -> v4
-  // %626 = contract f64[32] -> v5
+  // %580 = contract f64[32] -> v0
+  // %603 = contract f64[32] -> v4
+  // %628 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3807,16 +3807,16 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %579 = sigmoid f64[32] -> v6
+  // %581 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %571 = contract f64[32,5] -> v7
-  // %619 = contract f64[32,5] -> v8
-  // %594 = contract f64[32,5] -> v9
+  // %573 = contract f64[32,5] -> v7
+  // %621 = contract f64[32,5] -> v8
+  // %596 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3883,23 +3883,23 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %595 = tanh f64[32,5] -> v10
+  // %597 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %602 = sigmoid f64[32] -> v0
+  // %604 = sigmoid f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %574 = contract f64[32,5] -> v9
-  // %597 = contract f64[32,5] -> v11
-  // %622 = contract f64[32,5] -> v12
+  // %576 = contract f64[32,5] -> v9
+  // %599 = contract f64[32,5] -> v11
+  // %624 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3966,7 +3966,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %575 = softmax f64[32,5] -> v13
+  // %577 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3998,7 +3998,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %904 = contract f64[32,5] -> v9
+  // %906 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4008,7 +4008,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %598 = softmax f64[32,5] -> v14
+  // %600 = softmax f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4040,7 +4040,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %848 = contract f64[32] -> v4
+  // %850 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4069,14 +4069,14 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %849 = contract f64[32] -> v1
+  // %851 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %603 = contract f64[32,5] -> v11
+  // %605 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4085,7 +4085,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %860 = contract f64[32] -> v4
+  // %862 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4114,7 +4114,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %623 = softmax f64[32,5] -> v15
+  // %625 = softmax f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4146,9 +4146,9 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %576 = contract f64[32,5] -> v12
-  // %851 = contract f64[32,5] -> v16
-  // %872 = contract f64[32,5] -> v17
+  // %578 = contract f64[32,5] -> v12
+  // %853 = contract f64[32,5] -> v16
+  // %874 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4227,14 +4227,14 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v17[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %577 = sub f64[32,5] -> v13
+  // %579 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = vm::tanh(v7[i0 * L + l]) - v12[i0 * L + l];
     }
   }
-  // %853 = sub f64[32,5] -> v7
+  // %855 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4245,7 +4245,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %910 = sub f64[32,5] -> v12
+  // %912 = sub f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4257,7 +4257,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %869 = contract f64[32] -> v4
+  // %871 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4286,14 +4286,14 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %892 = contract f64[32] -> v6
+  // %894 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %914 = contract f64[32,5] -> v10
+  // %916 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4305,19 +4305,26 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %923 = add f64[32,5,5] -> W
+  // %933 = add f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = (v12[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
+                                    (v7[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
+      }
+    }
+  }
+  // %939 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v13[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l]) +
-               (((v10[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l]) +
-                 ((v12[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v11[(i0 * 5 + i2) * L + l])) +
-                ((v7[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                 v11[(i0 * 5 + i2) * L + l]))) +
+              (((v13[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l]) +
+                (v10[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l])) +
+               (v8[(i0 * 5 + i1) * L + l] * v11[(i0 * 5 + i2) * L + l])) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -4386,8 +4393,6 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105280);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110400);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115520);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116672);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121792);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4406,8 +4411,8 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_cde_predelta_static.field.step.rk4.vjp: 269 nodes
-  // %615 = layernorm f64[35] -> v0
+  // fwp_delta_cde_predelta_static.field.step.rk4.vjp: 264 nodes
+  // %617 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4443,14 +4448,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v0[i0 * L + l] = (u_stages[(i0 + 225) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %617 = add f64[35] -> v1
+  // %619 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %590 = layernorm f64[35] -> v2
+  // %592 = layernorm f64[35] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4486,16 +4491,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v2[i0 * L + l] = (u_stages[(i0 + 75) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %592 = add f64[35] -> v3
+  // %594 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %622 = contract f64[32,5] -> v4
-  // %597 = contract f64[32,5] -> v5
-  // %574 = contract f64[32,5] -> v6
+  // %624 = contract f64[32,5] -> v4
+  // %599 = contract f64[32,5] -> v5
+  // %576 = contract f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4562,7 +4567,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v6[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %623 = softmax f64[32,5] -> v7
+  // %625 = softmax f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4594,7 +4599,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %598 = softmax f64[32,5] -> v4
+  // %600 = softmax f64[32,5] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4626,7 +4631,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %575 = softmax f64[32,5] -> v5
+  // %577 = softmax f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4658,7 +4663,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %567 = layernorm f64[35] -> v6
+  // %569 = layernorm f64[35] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4694,16 +4699,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v6[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %569 = add f64[35] -> v9
+  // %571 = add f64[35] -> v9
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = (ln_gain[i0] * v6[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %626 = contract f64[32] -> v10
-  // %601 = contract f64[32] -> v11
-  // %578 = contract f64[32] -> v12
+  // %628 = contract f64[32] -> v10
+  // %603 = contract f64[32] -> v11
+  // %580 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4753,14 +4758,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %627 = sigmoid f64[32] -> v13
+  // %629 = sigmoid f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %628 = contract f64[32,5] -> v14
+  // %630 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4769,14 +4774,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %602 = sigmoid f64[32] -> v10
+  // %604 = sigmoid f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %603 = contract f64[32,5] -> v15
+  // %605 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4785,7 +4790,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %869 = contract f64[32] -> v11
+  // %871 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4814,14 +4819,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %579 = sigmoid f64[32] -> v16
+  // %581 = sigmoid f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = sigmoid(v12[i0 * L + l]);
     }
   }
-  // %580 = contract f64[32,5] -> v17
+  // %582 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4830,9 +4835,9 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1323 = contract f64[32,5] -> v18
-  // %1076 = contract f64[32,5] -> v19
-  // %1102 = contract f64[32,5] -> v20
+  // %1332 = contract f64[32,5] -> v18
+  // %1085 = contract f64[32,5] -> v19
+  // %1111 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4914,7 +4919,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1327 = sub f64[32,5] -> v14
+  // %1336 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4924,9 +4929,9 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1146 = contract f64[32] -> v12
-  // %1137 = contract f64[32] -> v21
-  // %860 = contract f64[32] -> v22
+  // %1155 = contract f64[32] -> v12
+  // %1146 = contract f64[32] -> v21
+  // %862 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4985,7 +4990,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1331 = sub f64[32,5] -> v23
+  // %1340 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4995,7 +5000,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1099 = contract f64[32] -> v12
+  // %1357 = add f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v23[i0 * L + l] + v14[i0 * L + l];
+    }
+  }
+  // %1108 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5024,35 +5036,34 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %1335 = sub f64[32,5] -> v19
+  // %1344 = sub f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
+        v24[(i0 * 5 + i1) * L + l] =
             v20[(i0 * 5 + i1) * L + l] - (v23[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]);
       }
     }
   }
-  // %1337 = sub f64[32,5,5] -> d.W
+  // %1594 = sub f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v18[(i0 * 5 + i1) * L + l] * v7[(i0 * 5 + i2) * L + l])) -
-                (v4[(i0 * 5 + i2) * L + l] * v14[(i0 * 5 + i1) * L + l])) -
-               (v4[(i0 * 5 + i2) * L + l] * v23[(i0 * 5 + i1) * L + l])) -
-              (v5[(i0 * 5 + i2) * L + l] * v19[(i0 * 5 + i1) * L + l]);
+              ((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
+                (v18[(i0 * 5 + i1) * L + l] * v7[(i0 * 5 + i2) * L + l])) -
+               (v4[(i0 * 5 + i2) * L + l] * v19[(i0 * 5 + i1) * L + l])) -
+              (v5[(i0 * 5 + i2) * L + l] * v24[(i0 * 5 + i1) * L + l]);
         }
       }
     }
   }
-  // %851 = contract f64[32,5] -> v20
-  // %576 = contract f64[32,5] -> v24
-  // %872 = contract f64[32,5] -> v25
+  // %853 = contract f64[32,5] -> v20
+  // %578 = contract f64[32,5] -> v25
+  // %874 = contract f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5101,14 +5112,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v24[(i0 * 5) * L + l] = acc4_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v25[(i0 * 5) * L + l] = acc8_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v25[(i0 * 5) * L + l] = acc4_v[l];
+      v25[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v25[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v25[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 5) * L + l] = acc8_v[l];
+      v26[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v26[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v26[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -5127,13 +5138,13 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v24[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v25[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v26[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %594 = contract f64[32,5] -> v26
-  // %571 = contract f64[32,5] -> v27
-  // %619 = contract f64[32,5] -> v28
+  // %621 = contract f64[32,5] -> v27
+  // %596 = contract f64[32,5] -> v28
+  // %573 = contract f64[32,5] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5153,34 +5164,34 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 175 + i1], v9[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v9[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v9[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v9[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 175 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v9[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v9[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5) * L + l] = acc0_v[l];
-      v26[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v27[(i0 * 5) * L + l] = acc4_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v28[(i0 * 5) * L + l] = acc8_v[l];
-      v28[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v28[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v28[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v27[(i0 * 5) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 5) * L + l] = acc4_v[l];
+      v28[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v28[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v28[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v29[(i0 * 5) * L + l] = acc8_v[l];
+      v29[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v29[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v29[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -5188,59 +5199,96 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v9[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v27[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v28[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v29[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %595 = tanh f64[32,5] -> v29
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
-    }
-  }
-  // %1349 = mul f64[32,5] -> v26
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (1.0f - square(v29[i0 * L + l])) * (v23[i0 * L + l] + v14[i0 * L + l]);
-    }
-  }
-  // %572 = tanh f64[32,5] -> v30
+  // %622 = tanh f64[32,5] -> v30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = vm::tanh(v27[i0 * L + l]);
     }
   }
-  // %577 = sub f64[32,5] -> v27
+  // %1387 = mul f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v30[i0 * L + l] - v24[i0 * L + l];
+      v27[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v30[i0 * L + l]));
     }
   }
-  // %1351 = sub f64[32,5] -> v24
+  // %597 = tanh f64[32,5] -> v31
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = vm::tanh(v28[i0 * L + l]);
+    }
+  }
+  // %574 = tanh f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = vm::tanh(v29[i0 * L + l]);
+    }
+  }
+  // %579 = sub f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v28[i0 * L + l] - v25[i0 * L + l];
+    }
+  }
+  // %1360 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] =
-            v29[(i0 * 5 + i1) * L + l] -
+        v25[(i0 * 5 + i1) * L + l] =
+            v31[(i0 * 5 + i1) * L + l] -
             (v20[(i0 * 5 + i1) * L + l] +
-             (v27[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))));
+             (v29[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1353 = contract f64[32] -> v12
+  // %1367 = sub f64[32,5] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 5 + i1) * L + l] =
+            v31[(i0 * 5 + i1) * L + l] -
+            ((v25[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
+             v20[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1382 = sub f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] =
+            v30[(i0 * 5 + i1) * L + l] -
+            ((v32[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * T(h))) + v26[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1347 = mul f64[32,5] -> v26
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = (1.0f - square(v28[i0 * L + l])) * v24[i0 * L + l];
+    }
+  }
+  // %1349 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5252,38 +5300,33 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1358 = sub f64[32,5] -> v31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] =
-            v29[(i0 * 5 + i1) * L + l] -
-            ((v24[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
-             v20[(i0 * 5 + i1) * L + l]);
-      }
+  // %1595 = add f64[32,5] -> v23
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v25[i0 * L + l] + v32[i0 * L + l];
     }
   }
-  // %1352 = contract f64[32,5] -> v20
-  // %1359 = contract f64[32,5] -> v29
-  // %1117 = contract f64[32,5] -> v32
+  // %1383 = contract f64[32,5] -> v28
+  // %1126 = contract f64[32,5] -> v30
+  // %1596 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5304,45 +5347,45 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l],
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v31[(i0 * 5 + i1) * L + l],
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v29[(i0 * 5 + i1) * L + l],
                              acc5_v[l]);
-        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l],
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l],
                              acc9_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
-        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v31[(i0 * 5 + i1) * L + l],
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v29[(i0 * 5 + i1) * L + l],
                              acc6_v[l]);
-        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l],
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l],
                               acc10_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l],
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l],
                              acc3_v[l]);
-        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v31[(i0 * 5 + i1) * L + l],
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v29[(i0 * 5 + i1) * L + l],
                              acc7_v[l]);
-        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l],
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l],
                               acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-      v32[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      v28[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v28[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v28[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v28[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v30[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v30[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v30[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v30[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+      v33[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+      v33[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+      v33[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -5350,22 +5393,22 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l],
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l],
                              acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v31[(i0 * 5 + i1) * L + l],
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v29[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v32[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v28[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v30[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
     }
   }
-  // %1360 = contract f64[32] -> v21
+  // %1384 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5377,43 +5420,42 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1364 = add f64[32,5] -> v24
+  // %1385 = mul f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v12[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
+    }
+  }
+  // %1351 = sub f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] =
-            (v20[(i0 * 5 + i1) * L + l] -
-             ((v4[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v12[i0 * L + l])) +
-            (v29[(i0 * 5 + i1) * L + l] - (v7[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * T(h))));
+        v20[(i0 * 5 + i1) * L + l] =
+            v30[(i0 * 5 + i1) * L + l] -
+            ((v4[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v11[i0 * L + l]);
       }
     }
   }
-  // %1338 = mul f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (1.0f - square(v30[i0 * L + l])) * v19[i0 * L + l];
-    }
-  }
-  // %1340 = contract f64[32] -> v22
+  // %1362 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5425,13 +5467,42 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1369 = contract f64[32] -> v22
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v32[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v32[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v32[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v32[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5442,34 +5513,28 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1342 = sub f64[32,5] -> v27
+  // %1598 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 5 + i1) * L + l] =
-            v32[(i0 * 5 + i1) * L + l] -
-            ((v4[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v22[i0 * L + l]);
+        v14[(i0 * 5 + i1) * L + l] =
+            (v33[(i0 * 5 + i1) * L + l] -
+             ((v4[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v12[i0 * L + l])) -
+            (v7[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h)));
       }
     }
   }
-  // %620 = tanh f64[32,5] -> v29
+  // %1358 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = vm::tanh(v28[i0 * L + l]);
+      v23[i0 * L + l] = (1.0f - square(v31[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1378 = mul f64[32,5] -> v28
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v29[i0 * L + l]));
-    }
-  }
-  // %1350 = contract f64[35] -> v30
-  // %1339 = contract f64[35] -> v32
-  // %1379 = contract f64[35] -> v33
+  // %1388 = contract f64[35] -> v25
+  // %1348 = contract f64[35] -> v29
+  // %1359 = contract f64[35] -> v30
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5491,46 +5556,46 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v23[(i1 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v20[(i1 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v26[(i1 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v28[(i1 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v23[(i1 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v26[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v20[(i1 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v26[(i1 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v28[(i1 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v23[(i1 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v26[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v20[(i1 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v26[(i1 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v28[(i1 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v23[(i1 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v32[(i0 * 4) * L + l] = acc4_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v33[(i0 * 4) * L + l] = acc8_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 4) * L + l] = acc4_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v30[(i0 * 4) * L + l] = acc8_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -5544,111 +5609,22 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v23[(i1 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = acc0_v[l];
-      v32[i0 * L + l] = acc1_v[l];
-      v33[i0 * L + l] = acc2_v[l];
+      v25[i0 * L + l] = acc0_v[l];
+      v29[i0 * L + l] = acc1_v[l];
+      v30[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1373 = sub f64[32,5] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 5 + i1) * L + l] =
-            v29[(i0 * 5 + i1) * L + l] -
-            ((v31[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * T(h))) + v25[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %1374 = contract f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v34[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v34[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v34[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v34[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1375 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1376 = mul f64[32] -> v29
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v11[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
-    }
-  }
-  // %1391 = contract f64[32,5] -> v31
-  // %1399 = contract f64[32,5] -> v34
-  // %1411 = contract f64[32,5] -> v35
+  // %1400 = contract f64[32,5] -> v31
+  // %1408 = contract f64[32,5] -> v32
+  // %1614 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5669,29 +5645,29 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5700,14 +5676,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v31[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v31[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v31[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v34[(i0 * 5) * L + l] = acc4_v[l];
-      v34[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v34[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v34[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v35[(i0 * 5) * L + l] = acc8_v[l];
-      v35[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v35[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v35[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v32[(i0 * 5) * L + l] = acc4_v[l];
+      v32[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v32[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v32[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v33[(i0 * 5) * L + l] = acc8_v[l];
+      v33[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v33[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v33[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -5716,32 +5692,32 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v34[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v35[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v32[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v33[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1392 = sub f64[32,5] -> v14
+  // %1401 = sub f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            (v27[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) - v31[(i0 * 5 + i1) * L + l];
+        v18[(i0 * 5 + i1) * L + l] =
+            (v20[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) - v31[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1343 = contract f64[32] -> v11
-  // %1393 = contract f64[32] -> v18
+  // %1352 = contract f64[32] -> v19
+  // %1402 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5757,63 +5733,63 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v18[(i0 * 4) * L + l] = acc4_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc4_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1344 = mul f64[32] -> v19
+  // %1353 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * v11[i0 * L + l];
+      v20[i0 * L + l] = (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1396 = mul f64[32,5] -> v27
+  // %1405 = mul f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 5 + i1) * L + l] =
-            v5[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i1) * L + l] - v18[i0 * L + l]);
+        v19[(i0 * 5 + i1) * L + l] =
+            v5[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i1) * L + l] - v24[i0 * L + l]);
       }
     }
   }
-  // %1402 = sub f64[32,5] -> v5
+  // %1411 = sub f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v5[(i0 * 5 + i1) * L + l] =
-            (v25[(i0 * 5 + i1) * L + l] * v13[i0 * L + l]) -
-            (v34[(i0 * 5 + i1) * L + l] + (v15[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * T(h))));
+            (v28[(i0 * 5 + i1) * L + l] * v13[i0 * L + l]) -
+            (v32[(i0 * 5 + i1) * L + l] + (v15[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1403 = contract f64[32] -> v11
+  // %1412 = contract f64[32] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5836,80 +5812,36 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1406 = mul f64[32,5] -> v14
+  // %1415 = mul f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            (v5[(i0 * 5 + i1) * L + l] - v11[i0 * L + l]) * v7[(i0 * 5 + i1) * L + l];
+        v18[(i0 * 5 + i1) * L + l] =
+            (v5[(i0 * 5 + i1) * L + l] - v13[i0 * L + l]) * v7[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1414 = contract f64[32,5] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 5) * L + l] = acc0_v[l];
-      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1418 = sub f64[32,5] -> v7
+  // %1617 = sub f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            ((v24[(i0 * 5 + i1) * L + l] * v10[i0 * L + l]) -
-             (v35[(i0 * 5 + i1) * L + l] +
-              (v15[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))))) -
-            ((v17[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
-             v5[(i0 * 5 + i1) * L + l]);
+        v5[(i0 * 5 + i1) * L + l] =
+            (((v14[(i0 * 5 + i1) * L + l] * v10[i0 * L + l]) - v33[(i0 * 5 + i1) * L + l]) -
+             (v15[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f)))) -
+            (v17[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1365 = contract f64[32] -> v11
-  // %1419 = contract f64[32] -> v12
+  // %1599 = contract f64[32] -> v11
+  // %1618 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5925,20 +5857,20 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5953,16 +5885,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1366 = mul f64[32] -> v13
+  // %1600 = mul f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v11[i0 * L + l] * (v10[i0 * L + l] * (1.0f - v10[i0 * L + l]));
     }
   }
-  // %1367 = contract f64[35] -> v5
-  // %1345 = contract f64[35] -> v15
-  // %1377 = contract f64[35] -> v17
+  // %1386 = contract f64[35] -> v7
+  // %1354 = contract f64[35] -> v14
+  // %1601 = contract f64[35] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5982,34 +5914,34 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v13[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v19[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v19[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v19[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v13[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v19[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v21[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v20[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v13[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v20[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v13[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v20[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v13[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v20[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v13[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 4) * L + l] = acc4_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v17[(i0 * 4) * L + l] = acc8_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc8_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -6022,87 +5954,87 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v13[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
-      v15[i0 * L + l] = acc1_v[l];
-      v17[i0 * L + l] = acc2_v[l];
+      v7[i0 * L + l] = acc0_v[l];
+      v14[i0 * L + l] = acc1_v[l];
+      v15[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1368 = add f64[35] -> v18
+  // %1389 = add f64[35] -> v17
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v30[i0 * L + l] + v5[i0 * L + l];
+      v17[i0 * L + l] = v25[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1346 = add f64[35] -> v5
+  // %1355 = add f64[35] -> v7
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v32[i0 * L + l] + v15[i0 * L + l];
+      v7[i0 * L + l] = v29[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %1380 = add f64[35] -> v15
+  // %1602 = add f64[35] -> v14
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v33[i0 * L + l] + v17[i0 * L + l];
+      v14[i0 * L + l] = v15[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %1382 = add f64[35] -> d.ln.gain
+  // %1605 = add f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v18[i0 * L + l] * v2[i0 * L + l]) + (v5[i0 * L + l] * v6[i0 * L + l])) +
-                 (v0[i0 * L + l] * v15[i0 * L + l]);
+        sum[l] = (v0[i0 * L + l] * v17[i0 * L + l]) +
+                 ((v7[i0 * L + l] * v6[i0 * L + l]) + (v14[i0 * L + l] * v2[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1384 = add f64[35] -> d.ln.bias
+  // %1607 = add f64[35] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v18[i0 * L + l] + v5[i0 * L + l]) + v15[i0 * L + l];
+        sum[l] = v17[i0 * L + l] + (v14[i0 * L + l] + v7[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1389 = add f64[32,35] -> d.Wb
+  // %1610 = add f64[32,35] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v9[i1 * L + l] * v19[i0 * L + l]) +
-                   ((v3[i1 * L + l] * v13[i0 * L + l]) + (v1[i1 * L + l] * v29[i0 * L + l]));
+          sum[l] = (v9[i1 * L + l] * v20[i0 * L + l]) +
+                   ((v13[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v21[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1422 = mul f64[32,5] -> v17
+  // %1621 = mul f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v4[(i0 * 5 + i1) * L + l];
+        v15[(i0 * 5 + i1) * L + l] =
+            (v5[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v4[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1425 = add f64[32,5,35] -> d.Wk
+  // %1624 = add f64[32,5,35] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -6110,16 +6042,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (u_stages[(i2 + 35) * L + l] * v27[(i0 * 5 + i1) * L + l]) +
-                     ((v14[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 260) * L + l]) +
-                      (u_stages[(i2 + 110) * L + l] * v17[(i0 * 5 + i1) * L + l]));
+            sum[l] = (u_stages[(i2 + 35) * L + l] * v19[(i0 * 5 + i1) * L + l]) +
+                     ((v18[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 260) * L + l]) +
+                      (u_stages[(i2 + 110) * L + l] * v15[(i0 * 5 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1430 = add f64[32,5,35] -> d.Wv
+  // %1439 = add f64[32,5,35] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -6127,9 +6059,9 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v28[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v3[i2 * L + l] * v26[(i0 * 5 + i1) * L + l]) +
-                      (v9[i2 * L + l] * v20[(i0 * 5 + i1) * L + l]));
+            sum[l] = (v27[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v3[i2 * L + l] * v23[(i0 * 5 + i1) * L + l]) +
+                      (v9[i2 * L + l] * v26[(i0 * 5 + i1) * L + l]));
           }
           theta_bar_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
@@ -6137,7 +6069,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     }
   }
   if (u_stages_bar) {
-    // %740 = reduce_sum f64[] -> v8
+    // %742 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6152,7 +6084,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %745 = reduce_sum f64[] -> v10
+    // %747 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6167,19 +6099,19 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %749 = reciprocal f64[] -> v8
+    // %751 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1431 = mul f64[35] -> v1
+    // %1440 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v5[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v7[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1432 = reduce_sum f64[] -> v10
+    // %1441 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6194,7 +6126,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1436 = contract f64[] -> v11
+    // %1445 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6209,7 +6141,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc0_v[l];
     }
-    // %1441 = mul f64[35] -> d.x@0
+    // %1450 = mul f64[35] -> d.x@0
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6217,7 +6149,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
                                              (v6[i0 * L + l] * (v11[l] * 0.028571429f)));
       }
     }
-    // %1442 = contract f64[35] -> d.dx@0
+    // %1451 = contract f64[35] -> d.dx@0
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6231,12 +6163,12 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v19[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v19[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v19[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -6259,7 +6191,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
@@ -6268,14 +6200,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
         u_stages_bar[(i0 + 35) * L + l] += acc0_v[l];
       }
     }
-    // %1443 = mul f64[35] -> v1
+    // %1625 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v18[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v14[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1444 = reduce_sum f64[] -> v8
+    // %1626 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6290,7 +6222,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %1448 = contract f64[] -> v10
+    // %1630 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6305,7 +6237,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc0_v[l];
     }
-    // %774 = reduce_sum f64[] -> v11
+    // %776 = reduce_sum f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6320,7 +6252,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc_v[l];
     }
-    // %779 = reduce_sum f64[] -> v12
+    // %781 = reduce_sum f64[] -> v12
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6335,21 +6267,21 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v12[l] = acc_v[l];
     }
-    // %783 = reciprocal f64[] -> v11
+    // %785 = reciprocal f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = T(1) / std::sqrt((v12[l] * 0.028571429f) + 1e-05f);
     }
-    // %1453 = mul f64[35] -> d.x@1
+    // %1635 = mul f64[35] -> d.x@1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 75) * L + l] += ((v1[i0 * L + l] - (v8[l] * 0.028571429f)) -
-                                            (v2[i0 * L + l] * (v10[l] * 0.028571429f))) *
+                                            ((v10[l] * 0.028571429f) * v2[i0 * L + l])) *
                                            v11[l];
       }
     }
-    // %1454 = contract f64[35] -> d.dx@1
+    // %1636 = contract f64[35] -> d.dx@1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6363,12 +6295,12 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v17[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v17[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v15[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v17[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v15[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v17[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v15[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -6391,7 +6323,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v17[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
@@ -6400,7 +6332,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
         u_stages_bar[(i0 + 110) * L + l] += acc0_v[l];
       }
     }
-    // %808 = reduce_sum f64[] -> v8
+    // %810 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6415,7 +6347,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %813 = reduce_sum f64[] -> v10
+    // %815 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6430,19 +6362,19 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %817 = reciprocal f64[] -> v8
+    // %819 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1455 = mul f64[35] -> v1
+    // %1464 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v17[i0 * L + l];
       }
     }
-    // %1456 = reduce_sum f64[] -> v10
+    // %1465 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6457,7 +6389,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1460 = contract f64[] -> v11
+    // %1469 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6472,7 +6404,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc0_v[l];
     }
-    // %1465 = mul f64[35] -> d.x@2
+    // %1474 = mul f64[35] -> d.x@2
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6480,7 +6412,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
                                                      ((v11[l] * 0.028571429f) * v0[i0 * L + l]));
       }
     }
-    // %1466 = contract f64[35] -> d.dx@2
+    // %1475 = contract f64[35] -> d.dx@2
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6494,12 +6426,12 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v14[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v14[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v18[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v14[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v18[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v14[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v18[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -6522,7 +6454,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v14[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
@@ -6578,39 +6510,39 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16128);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21248);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26368);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31488);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36608);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41728);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46848);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51968);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57088);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62208);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67328);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72448);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77568);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78592);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79616);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84736);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89856);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94976);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100096);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105216);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110336);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115456);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120576);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125696);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130816);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135936);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136960);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142080);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143232);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17152);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22272);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27392);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28416);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29440);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30464);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35584);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40704);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45824);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50944);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56064);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61184);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66304);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71424);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76544);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81664);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82688);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83712);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88832);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93952);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99072);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104192);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109312);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114432);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119552);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124672);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129792);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134912);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140032);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141056);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146176);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147328);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6632,94 +6564,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   for (int64_t i = 0; i < 12390; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_predelta_static.field.adjoint.step.rk4: 277 nodes
-  // %590 = layernorm f64[35] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 75) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 35.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[(i0 + 75) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 35.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 75) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %592 = add f64[35] -> v1
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %567 = layernorm f64[35] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 35.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e44 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 35.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %569 = add f64[35] -> v3
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %615 = layernorm f64[35] -> v4
+  // fwp_delta_cde_predelta_static.field.adjoint.step.rk4: 272 nodes
+  // %617 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6739,7 +6585,93 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[(i0 + 225) * L + l] - mean_v[l];
+        const T e13 = u_stages[(i0 + 225) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 35.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 225) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %619 = add f64[35] -> v1
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+    }
+  }
+  // %592 = layernorm f64[35] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 75) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 35.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e44 = u_stages[(i0 + 75) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 35.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (u_stages[(i0 + 75) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %594 = add f64[35] -> v3
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %569 = layernorm f64[35] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 35.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e75 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e75 * e75);
       }
     }
@@ -6752,85 +6684,19 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[(i0 + 225) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %617 = add f64[35] -> v5
+  // %571 = add f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %578 = contract f64[32] -> v6
-  // %601 = contract f64[32] -> v7
-  // %626 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v8[(i0 * 4) * L + l] = acc8_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %579 = sigmoid f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %602 = sigmoid f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
-    }
-  }
-  // %594 = contract f64[32,5] -> v10
-  // %571 = contract f64[32,5] -> v11
-  // %619 = contract f64[32,5] -> v12
+  // %621 = contract f64[32,5] -> v6
+  // %596 = contract f64[32,5] -> v7
+  // %573 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6866,18 +6732,18 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 5) * L + l] = acc4_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 5) * L + l] = acc8_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 5) * L + l] = acc4_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 5) * L + l] = acc8_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6892,35 +6758,101 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %595 = tanh f64[32,5] -> v13
+  // %622 = tanh f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
+      v9[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %572 = tanh f64[32,5] -> v10
+  // %597 = tanh f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
     }
   }
-  // %620 = tanh f64[32,5] -> v11
+  // %574 = tanh f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v7[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %597 = contract f64[32,5] -> v12
-  // %574 = contract f64[32,5] -> v14
-  // %622 = contract f64[32,5] -> v15
+  // %580 = contract f64[32] -> v8
+  // %603 = contract f64[32] -> v10
+  // %628 = contract f64[32] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v11[(i0 * 4) * L + l] = acc8_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %581 = sigmoid f64[32] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %604 = sigmoid f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %599 = contract f64[32,5] -> v13
+  // %576 = contract f64[32,5] -> v14
+  // %624 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6956,10 +6888,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v14[(i0 * 5) * L + l] = acc4_v[l];
       v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -6982,12 +6914,12 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %598 = softmax f64[32,5] -> v16
+  // %600 = softmax f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6997,7 +6929,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7008,18 +6940,18 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %575 = softmax f64[32,5] -> v12
+  // %577 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7040,36 +6972,36 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %580 = contract f64[32,5] -> v14
+  // %582 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+        v14[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %603 = contract f64[32,5] -> v17
+  // %605 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+        v17[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v8[i0 * L + l];
       }
     }
   }
-  // %623 = softmax f64[32,5] -> v18
+  // %625 = softmax f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7090,20 +7022,20 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %851 = contract f64[32,5] -> v15
-  // %576 = contract f64[32,5] -> v19
-  // %872 = contract f64[32,5] -> v20
+  // %853 = contract f64[32,5] -> v15
+  // %578 = contract f64[32,5] -> v19
+  // %874 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7124,24 +7056,24 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
@@ -7170,7 +7102,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
@@ -7182,14 +7114,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %577 = sub f64[32,5] -> v21
+  // %579 = sub f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v10[i0 * L + l] - v19[i0 * L + l];
+      v21[i0 * L + l] = v7[i0 * L + l] - v19[i0 * L + l];
     }
   }
-  // %869 = contract f64[32] -> v7
+  // %871 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7212,20 +7144,20 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %627 = sigmoid f64[32] -> v19
+  // %629 = sigmoid f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+      v19[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %628 = contract f64[32,5] -> v22
+  // %630 = contract f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7234,9 +7166,9 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %1137 = contract f64[32] -> v8
-  // %860 = contract f64[32] -> v23
-  // %2056 = contract f64[32] -> v24
+  // %1146 = contract f64[32] -> v11
+  // %862 = contract f64[32] -> v23
+  // %2110 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7281,10 +7213,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v23[(i0 * 4) * L + l] = acc4_v[l];
       v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -7295,62 +7227,69 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v24[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1351 = sub f64[32,5] -> v25
+  // %1360 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v25[(i0 * 5 + i1) * L + l] =
-            v13[(i0 * 5 + i1) * L + l] -
+            v6[(i0 * 5 + i1) * L + l] -
             (v15[(i0 * 5 + i1) * L + l] +
-             (v21[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))));
+             (v21[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1358 = sub f64[32,5] -> v26
+  // %1367 = sub f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v26[(i0 * 5 + i1) * L + l] =
-            v13[(i0 * 5 + i1) * L + l] -
+            v6[(i0 * 5 + i1) * L + l] -
             ((v25[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
              v15[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1373 = sub f64[32,5] -> v15
+  // %1382 = sub f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 5 + i1) * L + l] =
-            v11[(i0 * 5 + i1) * L + l] -
-            ((v26[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * T(h))) + v20[(i0 * 5 + i1) * L + l]);
+            v9[(i0 * 5 + i1) * L + l] -
+            ((v26[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v20[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2332 = add f64[32,5,5] -> W
+  // %2554 = add f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] = (v25[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
+                                     (v26[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
+      }
+    }
+  }
+  // %2561 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              ((((v25[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) * v17[(i0 * 5 + i2) * L + l]) +
-                (((v26[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v17[(i0 * 5 + i2) * L + l]) +
-                 ((v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v22[(i0 * 5 + i2) * L + l]))) +
-               (v21[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))));
+              (((v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) * v22[(i0 * 5 + i2) * L + l]) +
+               ((v20[(i0 * 5 + i1) * L + l] * v17[(i0 * 5 + i2) * L + l]) +
+                z0_W[(i0 * 25 + i1 * 5 + i2) * L + l])) +
+              (v21[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)));
         }
       }
     }
   }
-  // %2032 = contract f64[32,5] -> v20
-  // %1583 = contract f64[32,5] -> v27
-  // %2059 = contract f64[32,5] -> v28
+  // %2086 = contract f64[32,5] -> v20
+  // %1637 = contract f64[32,5] -> v27
+  // %2113 = contract f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7426,23 +7365,30 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2035 = mul f64[32,5] -> v22
+  // %2089 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
     }
   }
-  // %684 = mul f64[32] -> v7
+  // %765 = sub f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = 1.0f - square(v6[i0 * L + l]);
+    }
+  }
+  // %686 = mul f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
+      v10[i0 * L + l] = v8[i0 * L + l] * (1.0f - v8[i0 * L + l]);
     }
   }
-  // %2342 = contract f64[32,5] -> v29
-  // %1587 = contract f64[32,5] -> v30
-  // %2359 = contract f64[32,5] -> v31
+  // %2413 = contract f64[32,5] -> v6
+  // %2396 = contract f64[32,5] -> v30
+  // %1641 = contract f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7462,35 +7408,35 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 5) * L + l] = acc0_v[l];
-      v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v30[(i0 * 5) * L + l] = acc4_v[l];
       v30[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v30[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -7507,21 +7453,21 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v30[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v31[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2343 = contract f64[32] -> v8
+  // %2397 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7544,24 +7490,24 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2346 = add f64[32,5] -> v32
+  // %2400 = add f64[32,5] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v32[(i0 * 5 + i1) * L + l] =
-            v29[(i0 * 5 + i1) * L + l] +
-            (v12[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
+            v30[(i0 * 5 + i1) * L + l] +
+            (v13[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2347 = contract f64[32] -> v8
+  // %2401 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7584,34 +7530,27 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2348 = mul f64[32] -> v29
+  // %2402 = mul f64[32] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v7[i0 * L + l] * v8[i0 * L + l];
+      v30[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
     }
   }
-  // %763 = sub f64[32,5] -> v33
+  // %1645 = mul f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
+      v33[i0 * L + l] = v27[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %1591 = mul f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v27[i0 * L + l] * (1.0f - square(v10[i0 * L + l]));
-    }
-  }
-  // %2371 = contract f64[32,5] -> v10
+  // %2425 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7634,10 +7573,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -7649,10 +7588,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1931 = contract f64[32,5] -> v34
+  // %1985 = contract f64[32,5] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7694,19 +7633,19 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1933 = sub f64[32,5] -> v35
+  // %1987 = sub f64[32,5] -> v35
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v35[(i0 * 5 + i1) * L + l] =
-            (v30[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) - v34[(i0 * 5 + i1) * L + l];
+            (v31[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]) - v34[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2029 = contract f64[32] -> v8
-  // %1588 = contract f64[32] -> v34
-  // %2172 = contract f64[32] -> v36
+  // %2083 = contract f64[32] -> v11
+  // %1642 = contract f64[32] -> v34
+  // %2226 = contract f64[32] -> v36
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7726,35 +7665,35 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l],
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l],
                               acc10_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l],
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l],
                               acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v34[(i0 * 4) * L + l] = acc4_v[l];
       v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -7765,29 +7704,29 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v36[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %2033 = add f64[32,5] -> v30
+  // %2087 = add f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] =
-            (v27[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+        v31[(i0 * 5 + i1) * L + l] =
+            (v27[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
             v20[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2113 = add f64[32,5] -> v37
+  // %2167 = add f64[32,5] -> v37
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v37[(i0 * 5 + i1) * L + l] =
             v20[(i0 * 5 + i1) * L + l] +
-            (v30[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
+            (v31[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2125 = add f64[32,5] -> v20
+  // %2179 = add f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7797,47 +7736,85 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2339 = add f64[32,5,5] -> a.W
+  // %2562 = add f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v37[i0 * L + l] + v31[i0 * L + l];
+    }
+  }
+  // %2569 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              (((v37[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h))) +
-                ((v30[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h))) +
-                 (v12[(i0 * 5 + i2) * L + l] *
-                  (v27[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))))) +
-               (v20[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))));
+              (v20[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
+              ((a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
+                (v28[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h)))) +
+               (v13[(i0 * 5 + i2) * L + l] * (v27[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))));
         }
       }
     }
   }
-  // %2340 = mul f64[32,5] -> v27
+  // %2411 = mul f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v33[i0 * L + l] * v30[i0 * L + l];
+      v27[i0 * L + l] = v37[i0 * L + l] * v29[i0 * L + l];
     }
   }
-  // %1589 = mul f64[32] -> v8
+  // %2414 = contract f64[32] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2417 = add f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v34[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 5 + i1) * L + l] =
+            v6[(i0 * 5 + i1) * L + l] +
+            (v16[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
+      }
     }
   }
-  // %2357 = mul f64[32,5] -> v28
+  // %2394 = mul f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v37[i0 * L + l] * v33[i0 * L + l];
+      v6[i0 * L + l] = v29[i0 * L + l] * v31[i0 * L + l];
     }
   }
-  // %2341 = contract f64[35] -> v33
-  // %2096 = contract f64[35] -> v34
-  // %2358 = contract f64[35] -> v38
+  // %2412 = contract f64[35] -> v29
+  // %2395 = contract f64[35] -> v38
+  // %2150 = contract f64[35] -> v39
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7861,44 +7838,44 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
           acc0_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v13[(i1 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v33[(i1 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v13[(i1 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v6[(i1 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v28[(i1 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v33[(i1 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v13[(i1 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v6[(i1 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v28[(i1 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v33[(i1 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v13[(i1 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v6[(i1 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v28[(i1 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v33[(i1 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v34[(i0 * 4) * L + l] = acc4_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v38[(i0 * 4) * L + l] = acc8_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v29[(i0 * 4) * L + l] = acc0_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc4_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v39[(i0 * 4) * L + l] = acc8_v[l];
+      v39[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v39[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v39[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -7913,60 +7890,27 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v13[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v33[(i1 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = acc0_v[l];
-      v34[i0 * L + l] = acc1_v[l];
-      v38[i0 * L + l] = acc2_v[l];
+      v29[i0 * L + l] = acc0_v[l];
+      v38[i0 * L + l] = acc1_v[l];
+      v39[i0 * L + l] = acc2_v[l];
     }
   }
-  // %2360 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2363 = add f64[32,5] -> v39
+  // %1643 = mul f64[32] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 5 + i1) * L + l] =
-            v31[(i0 * 5 + i1) * L + l] +
-            (v16[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)));
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v34[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
     }
   }
-  // %2372 = contract f64[32] -> v9
-  // %2417 = contract f64[32] -> v23
+  // %2426 = contract f64[32] -> v12
+  // %2471 = contract f64[32] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8000,27 +7944,27 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v23[(i0 * 4) * L + l] = acc4_v[l];
       v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2375 = add f64[32,5] -> v15
+  // %2429 = add f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 5 + i1) * L + l] =
-            v10[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * T(h)));
+            v7[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * T(h)));
       }
     }
   }
-  // %2376 = contract f64[32] -> v9
+  // %2430 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8043,20 +7987,20 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2377 = mul f64[32] -> v24
+  // %2431 = mul f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v9[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
+      v24[i0 * L + l] = v12[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
     }
   }
-  // %2378 = contract f64[35] -> v10
+  // %2432 = contract f64[35] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8076,10 +8020,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -8095,17 +8039,17 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc0_v[l];
+      v7[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2379 = mul f64[32,5] -> v25
+  // %2433 = mul f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
+      v25[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
     }
   }
-  // %2380 = contract f64[35] -> v11
+  // %2434 = contract f64[35] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8131,10 +8075,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -8152,27 +8096,27 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc0_v[l];
+      v9[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2391 = mul f64[35] -> v31
+  // %2435 = add f64[35] -> v34
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v10[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f;
+      v34[i0 * L + l] = v7[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %2405 = contract f64[32,5] -> v10
+  // %2459 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] * (v35[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]);
+        v7[(i0 * 5 + i1) * L + l] =
+            v13[(i0 * 5 + i1) * L + l] * (v35[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]);
       }
     }
   }
-  // %2194 = contract f64[32,5] -> v11
+  // %2248 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8185,36 +8129,36 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v30[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v31[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v30[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v31[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2191 = contract f64[32] -> v9
+  // %2245 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8226,36 +8170,36 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2409 = sub f64[32,5] -> v12
+  // %2463 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            (v32[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
-            (v11[(i0 * 5 + i1) * L + l] +
-             (v14[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f))));
+        v13[(i0 * 5 + i1) * L + l] =
+            (v32[(i0 * 5 + i1) * L + l] * v8[i0 * L + l]) -
+            (v9[(i0 * 5 + i1) * L + l] +
+             (v14[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %2410 = contract f64[32] -> v9
+  // %2464 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8267,34 +8211,24 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2413 = contract f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            (v12[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2220 = contract f64[32,5] -> v12
+  // %2274 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8318,10 +8252,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -8333,23 +8267,23 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2421 = sub f64[32,5] -> v14
+  // %2475 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v14[(i0 * 5 + i1) * L + l] =
-            (v39[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
-            (v12[(i0 * 5 + i1) * L + l] +
+            (v28[(i0 * 5 + i1) * L + l] * v8[i0 * L + l]) -
+            (v9[(i0 * 5 + i1) * L + l] +
              (v17[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %2364 = contract f64[32] -> v6
-  // %2422 = contract f64[32] -> v9
+  // %2418 = contract f64[32] -> v23
+  // %2476 = contract f64[32] -> v36
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8365,44 +8299,44 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v39[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v39[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v39[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v39[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v9[(i0 * 4) * L + l] = acc4_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 4) * L + l] = acc4_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2365 = mul f64[32] -> v23
+  // %2419 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v7[i0 * L + l] * v6[i0 * L + l];
+      v8[i0 * L + l] = v10[i0 * L + l] * v23[i0 * L + l];
     }
   }
-  // %2349 = contract f64[35] -> v12
-  // %1590 = contract f64[35] -> v16
-  // %2366 = contract f64[35] -> v21
+  // %2420 = contract f64[35] -> v9
+  // %2403 = contract f64[35] -> v16
+  // %1644 = contract f64[35] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8422,26 +8356,26 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v23[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v23[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v23[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v23[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v30[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v11[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v30[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v11[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v30[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v11[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v30[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v11[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v16[(i0 * 4) * L + l] = acc4_v[l];
       v16[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v16[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -8462,95 +8396,95 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v23[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v11[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc0_v[l];
+      v9[i0 * L + l] = acc0_v[l];
       v16[i0 * L + l] = acc1_v[l];
       v21[i0 * L + l] = acc2_v[l];
     }
   }
-  // %2350 = add f64[35] -> v30
+  // %2421 = add f64[35] -> v28
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v12[i0 * L + l] + v33[i0 * L + l];
+      v28[i0 * L + l] = v29[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %2354 = mul f64[35] -> v12
+  // %2404 = add f64[35] -> v9
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v16[i0 * L + l] + v34[i0 * L + l]) * 0.16666667f;
+      v9[i0 * L + l] = v16[i0 * L + l] + v38[i0 * L + l];
     }
   }
-  // %2367 = add f64[35] -> v16
+  // %2153 = add f64[35] -> v38
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v38[i0 * L + l] + v21[i0 * L + l];
+      v38[i0 * L + l] = v21[i0 * L + l] + v39[i0 * L + l];
     }
   }
-  // %2494 = mul f64[35] -> adj.ln.gain
+  // %2575 = mul f64[35] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-((v0[i0 * L + l] * v30[i0 * L + l]) * 0.33333334f)) -
-                    (v2[i0 * L + l] * v12[i0 * L + l])) -
-                   ((v0[i0 * L + l] * v16[i0 * L + l]) * 0.33333334f)) -
-                  (v4[i0 * L + l] * v31[i0 * L + l])) *
-                 T(h);
+        sum[l] =
+            T(h) * (((-(((v2[i0 * L + l] * v28[i0 * L + l]) + (v2[i0 * L + l] * v9[i0 * L + l])) *
+                        0.33333334f)) -
+                     (v4[i0 * L + l] * (v38[i0 * L + l] * 0.16666667f))) -
+                    (v0[i0 * L + l] * (v34[i0 * L + l] * 0.16666667f)));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2393 = mul f64[35] -> adj.ln.bias
+  // %2584 = mul f64[35] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v12[i0 * L + l]) - (v30[i0 * L + l] * 0.33333334f)) -
-                   (v16[i0 * L + l] * 0.33333334f)) -
-                  v31[i0 * L + l]) *
+        sum[l] = ((-((v34[i0 * L + l] + v38[i0 * L + l]) * 0.16666667f)) -
+                  ((v9[i0 * L + l] + v28[i0 * L + l]) * 0.33333334f)) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2403 = sub f64[32,35] -> adj.Wb
+  // %2457 = sub f64[32,35] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v1[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                     ((v8[i0 * L + l] * (T(h) * 0.16666667f)) * v3[i1 * L + l])) -
-                    ((v23[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l])) -
-                   ((v24[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l]);
+          sum[l] = (((-(v3[i1 * L + l] * (v30[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v11[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
+                    ((v8[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
+                   ((v24[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2425 = contract f64[32,5] -> v12
+  // %2585 = add f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            (v14[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l];
+        v8[(i0 * 5 + i1) * L + l] =
+            ((v13[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l]) +
+            ((v14[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2429 = contract f64[32] -> v6
+  // %2483 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8573,13 +8507,13 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2245 = contract f64[32,5] -> v14
+  // %2299 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8603,10 +8537,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -8618,21 +8552,21 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2433 = sub f64[32,5] -> v16
+  // %2487 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] =
+        v13[(i0 * 5 + i1) * L + l] =
             (v15[(i0 * 5 + i1) * L + l] * v19[i0 * L + l]) -
-            ((v17[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v14[(i0 * 5 + i1) * L + l]);
+            ((v17[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v9[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2434 = contract f64[32] -> v6
+  // %2488 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8644,34 +8578,34 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2437 = contract f64[32,5] -> v14
+  // %2491 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            v18[(i0 * 5 + i1) * L + l] * (v16[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]);
+        v9[(i0 * 5 + i1) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] * (v13[(i0 * 5 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
-  // %2439 = sub f64[32,5,35] -> adj.Wk
+  // %2588 = sub f64[32,5,35] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8679,19 +8613,25 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v10[(i0 * 5 + i1) * L + l] *
-                          (u_stages[(i2 + 35) * L + l] * (T(h) * 0.16666667f)))) -
-                       (v11[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 110) * L + l] * T(h)))) -
-                      (v12[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 110) * L + l] * T(h)))) -
-                     (v14[(i0 * 5 + i1) * L + l] *
-                      (u_stages[(i2 + 260) * L + l] * (T(h) * 0.16666667f)));
+            sum[l] =
+                ((-(v7[(i0 * 5 + i1) * L + l] *
+                    (u_stages[(i2 + 35) * L + l] * (T(h) * 0.16666667f)))) -
+                 (v8[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 110) * L + l] * T(h)))) -
+                (v9[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 260) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2497 = sub f64[32,5,35] -> adj.Wv
+  // %2589 = add f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v27[i0 * L + l] + v6[i0 * L + l];
+    }
+  }
+  // %2592 = sub f64[32,5,35] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8699,57 +8639,56 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v13[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v27[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v28[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v25[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v33[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v7[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v25[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1994 = broadcast f64[32,5,35] -> adj.Wq
+  // %2048 = broadcast f64[32,5,35] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5600; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1995 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2049 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1996 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %2050 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1997 = broadcast f64[64] -> adj.ff.up.bias
+  // %2051 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1998 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %2052 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1999 = broadcast f64[1,160] -> adj.out.weight
+  // %2053 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2000 = broadcast f64[1] -> adj.out.bias
+  // %2054 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %2001 = broadcast f64[256,5] -> adj.s_in.weight
+  // %2055 = broadcast f64[256,5] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1280; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2002 = broadcast f64[256] -> adj.s_in.bias
+  // %2056 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2003 = broadcast f64[352,256] -> adj.s_kvl.weight
+  // %2057 = broadcast f64[352,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 90112; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2004 = broadcast f64[352] -> adj.s_kvl.bias
+  // %2058 = broadcast f64[352] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -9772,12 +9711,11 @@ extern "C" void fwp_delta_cde_predelta_static_loss_vjp(const void* /*ctx*/, cons
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_delta_cde_predelta_static.loss.vjp: 8 nodes
-  // %555 = sub f64[1] -> d.logit
-  // fwp_delta_cde_predelta_static.ode:63: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_delta_cde_predelta_static.loss.vjp: 7 nodes
+  // %561 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -10060,8 +9998,8 @@ const plastic_model kModel = {
             .field_vjp = 41536,
             .adjoint_field = 70656,
             .step = 64000,
-            .step_vjp = 126912,
-            .adjoint_step = 148352,
+            .step_vjp = 120640,
+            .adjoint_step = 148480,
             .output = 15552,
             .output_vjp = 47360,
             .loss = 0,

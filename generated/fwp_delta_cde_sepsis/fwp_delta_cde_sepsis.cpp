@@ -2908,19 +2908,16 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10496);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15616);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18176);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20736);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25856);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28416);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30976);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33536);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36096);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11520);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14080);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16640);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21760);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24320);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26880);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29440);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32000);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34560);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2938,94 +2935,8 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_sepsis.field.step.rk4: 87 nodes
-  // %491 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 138) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %493 = add f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %468 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e43 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %470 = add f64[69] -> v2
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
-    }
-  }
-  // %517 = layernorm f64[69] -> v0
+  // fwp_delta_cde_sepsis.field.step.rk4: 86 nodes
+  // %519 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3045,8 +2956,8 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[(i0 + 414) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e74 * e74);
+        const T e12 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -3061,82 +2972,102 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
       v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %519 = add f64[69] -> v3
+  // %521 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %494 = contract f64[16] -> v0
-  // %471 = contract f64[16] -> v4
-  // %520 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %493 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 138) * L + l];
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e43 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v4[(i0 * 4) * L + l] = acc4_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v5[(i0 * 4) * L + l] = acc8_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %495 = sigmoid f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %495 = add f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+      v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %472 = sigmoid f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %470 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
-  // %498 = contract f64[16,5] -> v7
-  // %475 = contract f64[16,5] -> v8
-  // %524 = contract f64[16,5] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %472 = add f64[69] -> v3
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+    }
+  }
+  // %526 = contract f64[16,5] -> v4
+  // %500 = contract f64[16,5] -> v5
+  // %477 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3172,6 +3103,75 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 5) * L + l] = acc4_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 5) * L + l] = acc8_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %517 = contract f64[16,5] -> v7
+  // %491 = contract f64[16,5] -> v8
+  // %468 = contract f64[16,5] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 207) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 207) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 207) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 207) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
       v7[(i0 * 5) * L + l] = acc0_v[l];
       v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
@@ -3191,9 +3191,9 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 483) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 207) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3203,9 +3203,105 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
       v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %489 = contract f64[16,5] -> v10
-  // %466 = contract f64[16,5] -> v11
-  // %515 = contract f64[16,5] -> v12
+  // %518 = softmax f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %492 = softmax f64[16,5] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v8[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %469 = softmax f64[16,5] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v9[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %791 = contract f64[16,5] -> v9
+  // %755 = contract f64[16,5] -> v11
+  // %478 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3222,29 +3318,38 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
       acc10_v[l] = 0.0f;
       acc11_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 483) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 483) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 483) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 483) * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v11[(i0 * 5) * L + l] = acc4_v[l];
       v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -3257,205 +3362,35 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 207) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 483) * L + l], acc2_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %490 = softmax f64[16,5] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %480 = tanh f64[16,5] -> v13
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v10[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
+      v13[i0 * L + l] = vm::tanh(v6[i0 * L + l] - v12[i0 * L + l]);
     }
   }
-  // %496 = contract f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %467 = softmax f64[16,5] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %750 = contract f64[16] -> v4
+  // %473 = contract f64[16] -> v0
+  // %496 = contract f64[16] -> v6
+  // %522 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %751 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v0[i0 * L + l] * (T(h) * 0.5f)) * v4[i0 * L + l];
-    }
-  }
-  // %805 = contract f64[16,5] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            v14[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %774 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %516 = softmax f64[16,5] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %753 = contract f64[16,5] -> v12
-  // %476 = contract f64[16,5] -> v16
-  // %789 = contract f64[16,5] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -3471,99 +3406,47 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
       acc10_v[l] = 0.0f;
       acc11_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v16[(i0 * 5) * L + l] = acc4_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v17[(i0 * 5) * L + l] = acc8_v[l];
-      v17[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v17[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v17[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v17[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc4_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 4) * L + l] = acc8_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %478 = tanh f64[16,5] -> v13
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v16[i0 * L + l]);
-    }
-  }
-  // %817 = tanh f64[16,5] -> v8
+  // %474 = sigmoid f64[16] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 5 + i1) * L + l] -
-                     (v12[(i0 * 5 + i1) * L + l] + (v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l])));
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %821 = tanh f64[16,5] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 5 + i1) * L + l] -
-                     ((v8[(i0 * 5 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
-                      v12[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %786 = contract f64[16] -> v4
+  // %752 = contract f64[16] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3575,55 +3458,174 @@ extern "C" void fwp_delta_cde_sepsis_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %812 = contract f64[16] -> v6
+  // %753 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
+      v2[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.5f)) * v0[i0 * L + l];
     }
   }
-  // %826 = contract f64[16,5] -> v7
+  // %819 = tanh f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] =
+            vm::tanh(v5[(i0 * 5 + i1) * L + l] -
+                     (v11[(i0 * 5 + i1) * L + l] + (v13[(i0 * 5 + i1) * L + l] * v2[i0 * L + l])));
+      }
+    }
+  }
+  // %497 = sigmoid f64[16] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %498 = contract f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+      }
+    }
+  }
+  // %776 = contract f64[16] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %823 = tanh f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v7[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v9[(i0 * 5 + i1) * L + l] -
-                     (v17[(i0 * 5 + i1) * L + l] +
-                      (v14[(i0 * 5 + i1) * L + l] * (v4[i0 * L + l] * T(h))))) *
-            v6[i0 * L + l];
+            vm::tanh(v5[(i0 * 5 + i1) * L + l] -
+                     ((v14[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
+                      v11[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %833 = add f64[16,5,5] -> W
+  // %788 = contract f64[16] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %814 = contract f64[16] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = sigmoid(v12[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %828 = contract f64[16,5] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] =
+            vm::tanh(v4[(i0 * 5 + i1) * L + l] -
+                     (v9[(i0 * 5 + i1) * L + l] +
+                      (v7[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * T(h))))) *
+            v2[i0 * L + l];
+      }
+    }
+  }
+  // %838 = add f64[16,5] -> v4
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v7[i0 * L + l] + v14[i0 * L + l];
+    }
+  }
+  // %807 = contract f64[16,5] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] =
+            v8[(i0 * 5 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %842 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((((v10[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 5 + i1) * L + l]) +
-                 (v11[(i0 * 5 + i2) * L + l] * v13[(i0 * 5 + i1) * L + l])) +
-                ((v10[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                 v14[(i0 * 5 + i1) * L + l])) +
-               (v7[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l])) +
+              ((v5[(i0 * 5 + i1) * L + l] * v10[(i0 * 5 + i2) * L + l]) +
+               (((v6[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v4[(i0 * 5 + i1) * L + l]) +
+                (v7[(i0 * 5 + i2) * L + l] * v13[(i0 * 5 + i1) * L + l]))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -3685,11 +3687,12 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
   T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49472);
   T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52032);
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54592);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56832);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59072);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61312);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63872);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66432);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57152);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61632);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64192);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66752);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69312);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3708,8 +3711,8 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_cde_sepsis.field.step.rk4.vjp: 271 nodes
-  // %517 = layernorm f64[69] -> v0
+  // fwp_delta_cde_sepsis.field.step.rk4.vjp: 266 nodes
+  // %519 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3745,14 +3748,14 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %519 = add f64[69] -> v1
+  // %521 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %491 = layernorm f64[69] -> v2
+  // %493 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3788,14 +3791,14 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v2[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %493 = add f64[69] -> v3
+  // %495 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %468 = layernorm f64[69] -> v4
+  // %470 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3831,16 +3834,16 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %470 = add f64[69] -> v5
+  // %472 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %524 = contract f64[16,5] -> v6
-  // %498 = contract f64[16,5] -> v7
-  // %475 = contract f64[16,5] -> v8
+  // %526 = contract f64[16,5] -> v6
+  // %500 = contract f64[16,5] -> v7
+  // %477 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3907,9 +3910,9 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %515 = contract f64[16,5] -> v9
-  // %489 = contract f64[16,5] -> v10
-  // %466 = contract f64[16,5] -> v11
+  // %517 = contract f64[16,5] -> v9
+  // %491 = contract f64[16,5] -> v10
+  // %468 = contract f64[16,5] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3976,7 +3979,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v11[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %516 = softmax f64[16,5] -> v12
+  // %518 = softmax f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4008,7 +4011,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %490 = softmax f64[16,5] -> v9
+  // %492 = softmax f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4040,7 +4043,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %467 = softmax f64[16,5] -> v10
+  // %469 = softmax f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4072,9 +4075,9 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %753 = contract f64[16,5] -> v11
-  // %476 = contract f64[16,5] -> v14
-  // %789 = contract f64[16,5] -> v15
+  // %755 = contract f64[16,5] -> v11
+  // %478 = contract f64[16,5] -> v14
+  // %791 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4153,16 +4156,16 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %478 = tanh f64[16,5] -> v16
+  // %480 = tanh f64[16,5] -> v16
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v14[i0 * L + l]);
     }
   }
-  // %471 = contract f64[16] -> v8
-  // %494 = contract f64[16] -> v14
-  // %520 = contract f64[16] -> v17
+  // %473 = contract f64[16] -> v8
+  // %496 = contract f64[16] -> v14
+  // %522 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4212,14 +4215,14 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v17[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %472 = sigmoid f64[16] -> v18
+  // %474 = sigmoid f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %473 = contract f64[16,5] -> v8
+  // %475 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4228,7 +4231,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %984 = contract f64[16] -> v19
+  // %991 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4257,7 +4260,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1216 = tanh f64[16,5] -> v20
+  // %1223 = tanh f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4269,14 +4272,14 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %495 = sigmoid f64[16] -> v21
+  // %497 = sigmoid f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = sigmoid(v14[i0 * L + l]);
     }
   }
-  // %496 = contract f64[16,5] -> v14
+  // %498 = contract f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4285,7 +4288,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %774 = contract f64[16] -> v22
+  // %776 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4314,7 +4317,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1220 = tanh f64[16,5] -> v23
+  // %1227 = tanh f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4326,7 +4329,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %786 = contract f64[16] -> v7
+  // %788 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4355,7 +4358,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1224 = tanh f64[16,5] -> v11
+  // %1231 = tanh f64[16,5] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4366,14 +4369,14 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %521 = sigmoid f64[16] -> v6
+  // %523 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v17[i0 * L + l]);
     }
   }
-  // %522 = contract f64[16,5] -> v15
+  // %524 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4382,9 +4385,9 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1214 = contract f64[16,5] -> v24
-  // %998 = contract f64[16,5] -> v25
-  // %1026 = contract f64[16,5] -> v26
+  // %1221 = contract f64[16,5] -> v24
+  // %1005 = contract f64[16,5] -> v25
+  // %1033 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4466,14 +4469,14 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v26[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1227 = mul f64[16,5] -> v15
+  // %1234 = mul f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %1234 = mul f64[16,5] -> v24
+  // %1241 = mul f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4484,7 +4487,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1241 = mul f64[16,5] -> v7
+  // %1248 = mul f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4496,44 +4499,43 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1246 = mul f64[16,5] -> v25
+  // %1270 = add f64[16,5] -> v25
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v7[i0 * L + l] + v24[i0 * L + l];
+    }
+  }
+  // %1253 = mul f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
+        v27[(i0 * 5 + i1) * L + l] =
             (v26[(i0 * 5 + i1) * L + l] -
              (v7[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)))) *
             (1.0f - square(v16[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %1248 = sub f64[16,5,5] -> d.W
+  // %1494 = sub f64[16,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v12[(i0 * 5 + i2) * L + l] * v15[(i0 * 5 + i1) * L + l])) -
-                (v24[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l])) -
-               (v7[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l])) -
-              (v10[(i0 * 5 + i2) * L + l] * v25[(i0 * 5 + i1) * L + l]);
+              ((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
+                (v12[(i0 * 5 + i2) * L + l] * v15[(i0 * 5 + i1) * L + l])) -
+               (v25[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l])) -
+              (v10[(i0 * 5 + i2) * L + l] * v27[(i0 * 5 + i1) * L + l]);
         }
       }
     }
   }
-  // %1263 = add f64[16,5] -> v26
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v7[i0 * L + l] + v24[i0 * L + l];
-    }
-  }
-  // %1264 = contract f64[69] -> v27
-  // %1274 = contract f64[69] -> v28
-  // %1281 = contract f64[69] -> v29
+  // %1271 = contract f64[69] -> v26
+  // %1281 = contract f64[69] -> v28
+  // %1288 = contract f64[69] -> v29
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4555,27 +4557,27 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v25[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v25[(i1 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v27[(i1 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v15[(i1 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v25[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v25[(i1 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v27[(i1 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v15[(i1 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v26[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v25[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v25[(i1 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v27[(i1 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v15[(i1 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v26[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v25[(i1 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v25[(i1 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v27[(i1 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v15[(i1 * 5 + i2) * L + l], acc11_v[l]);
         }
@@ -4583,10 +4585,10 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v28[(i0 * 4) * L + l] = acc4_v[l];
       v28[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v28[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -4607,21 +4609,28 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v27[68 * L + l] = acc0_v[l];
+    v26[68 * L + l] = acc0_v[l];
     v28[68 * L + l] = acc1_v[l];
     v29[68 * L + l] = acc2_v[l];
   }
-  // %1249 = contract f64[16,5] -> v30
-  // %1254 = contract f64[16,5] -> v31
-  // %1058 = contract f64[16,5] -> v32
+  // %1495 = add f64[16,5] -> v30
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v23[i0 * L + l] + v20[i0 * L + l];
+    }
+  }
+  // %1496 = contract f64[16,5] -> v31
+  // %1065 = contract f64[16,5] -> v32
+  // %1284 = contract f64[16,5] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4642,45 +4651,45 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l],
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v30[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l],
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc5_v[l]);
-        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l],
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l],
                              acc9_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v30[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
-        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l],
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc6_v[l]);
-        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l],
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l],
                               acc10_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l],
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v30[(i0 * 5 + i1) * L + l],
                              acc3_v[l]);
-        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l],
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc7_v[l]);
-        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l],
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l],
                               acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      v31[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-      v31[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-      v31[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-      v31[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-      v32[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      v31[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+      v31[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+      v31[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+      v31[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+      v32[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -4688,22 +4697,22 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l],
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v30[(i0 * 5 + i1) * L + l],
                              acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l],
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v31[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v32[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v31[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+      v32[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1250 = contract f64[16] -> v17
+  // %1257 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4732,7 +4741,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1255 = contract f64[16] -> v19
+  // %1262 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4761,19 +4770,18 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1259 = add f64[16,5] -> v20
+  // %1498 = sub f64[16,5] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
-            (v30[(i0 * 5 + i1) * L + l] - (v12[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * T(h)))) +
-            (v31[(i0 * 5 + i1) * L + l] -
-             (v9[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))));
+        v11[(i0 * 5 + i1) * L + l] =
+            (v31[(i0 * 5 + i1) * L + l] - (v12[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * T(h)))) -
+            (v9[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1260 = contract f64[16] -> v22
+  // %1499 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4785,13 +4793,13 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4802,14 +4810,14 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1261 = mul f64[16] -> v23
+  // %1500 = mul f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v22[i0 * L + l] * (v21[i0 * L + l] * (1.0f - v21[i0 * L + l]));
+      v20[i0 * L + l] = v22[i0 * L + l] * (v21[i0 * L + l] * (1.0f - v21[i0 * L + l]));
     }
   }
-  // %1267 = contract f64[16] -> v22
+  // %1274 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4838,62 +4846,19 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1270 = sub f64[16,5] -> v16
+  // %1277 = sub f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] =
-            v32[(i0 * 5 + i1) * L + l] -
-            (v9[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f)));
+        v7[(i0 * 5 + i1) * L + l] = v32[(i0 * 5 + i1) * L + l] -
+                                    (v9[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1277 = contract f64[16,5] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1295 = contract f64[16,5] -> v11
-  // %1298 = contract f64[16,5] -> v31
-  // %1319 = contract f64[16,5] -> v32
+  // %1326 = contract f64[16,5] -> v16
+  // %1317 = contract f64[16,5] -> v23
+  // %1508 = contract f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4914,45 +4879,45 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v31[(i0 * 5) * L + l] = acc4_v[l];
-      v31[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v31[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v31[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v32[(i0 * 5) * L + l] = acc8_v[l];
-      v32[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v32[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v32[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v16[(i0 * 5) * L + l] = acc0_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 5) * L + l] = acc4_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v24[(i0 * 5) * L + l] = acc8_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -4961,85 +4926,32 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v31[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v32[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v23[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1302 = add f64[16,5] -> v7
+  // %1327 = sub f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            ((-((v8[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
-                v11[(i0 * 5 + i1) * L + l])) -
-             ((v14[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
-              v31[(i0 * 5 + i1) * L + l])) +
-            (v20[(i0 * 5 + i1) * L + l] * v21[i0 * L + l]);
+        v30[(i0 * 5 + i1) * L + l] =
+            (v7[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]) - v16[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1303 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1306 = mul f64[16,5] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] =
-            v9[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v19[i0 * L + l]);
-      }
-    }
-  }
-  // %1320 = sub f64[16,5] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            (v16[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]) - v32[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1271 = contract f64[16] -> v19
-  // %1321 = contract f64[16] -> v21
+  // %1278 = contract f64[16] -> v16
+  // %1328 = contract f64[16] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5055,106 +4967,64 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc4_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1272 = mul f64[16] -> v22
+  // %1279 = mul f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v19[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
+      v7[i0 * L + l] = v16[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
-  // %1324 = mul f64[16,5] -> v9
+  // %1331 = mul f64[16,5] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            v10[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v21[i0 * L + l]);
+        v16[(i0 * 5 + i1) * L + l] =
+            v10[(i0 * 5 + i1) * L + l] * (v30[(i0 * 5 + i1) * L + l] - v31[i0 * L + l]);
       }
     }
   }
-  // %1310 = contract f64[16,5] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1312 = sub f64[16,5] -> v10
+  // %1319 = sub f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 5 + i1) * L + l] =
-            (v30[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
-            (v7[(i0 * 5 + i1) * L + l] + (v14[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * T(h))));
+            (v33[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
+            (v23[(i0 * 5 + i1) * L + l] + (v14[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1278 = contract f64[16] -> v17
-  // %1313 = contract f64[16] -> v18
+  // %1285 = contract f64[16] -> v17
+  // %1320 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5170,18 +5040,18 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v33[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v33[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v33[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v33[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
@@ -5198,16 +5068,16 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1279 = mul f64[16] -> v19
+  // %1286 = mul f64[16] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v17[i0 * L + l];
+      v23[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1262 = contract f64[69] -> v6
-  // %1273 = contract f64[69] -> v7
-  // %1280 = contract f64[69] -> v11
+  // %1501 = contract f64[69] -> v6
+  // %1280 = contract f64[69] -> v30
+  // %1287 = contract f64[69] -> v31
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5227,18 +5097,18 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v23[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v19[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v19[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v19[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v23[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v19[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v7[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v23[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v23[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v23[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v23[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5247,14 +5117,14 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v11[(i0 * 4) * L + l] = acc8_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v30[(i0 * 4) * L + l] = acc4_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v31[(i0 * 4) * L + l] = acc8_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5266,86 +5136,138 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v19[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v23[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[68 * L + l] = acc0_v[l];
-    v7[68 * L + l] = acc1_v[l];
-    v11[68 * L + l] = acc2_v[l];
+    v30[68 * L + l] = acc1_v[l];
+    v31[68 * L + l] = acc2_v[l];
   }
-  // %1265 = add f64[69] -> v14
+  // %1502 = add f64[69] -> v32
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v27[i0 * L + l] + v6[i0 * L + l];
+      v32[i0 * L + l] = v26[i0 * L + l] + v6[i0 * L + l];
     }
   }
-  // %1275 = add f64[69] -> v27
+  // %1282 = add f64[69] -> v6
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v7[i0 * L + l] + v28[i0 * L + l];
+      v6[i0 * L + l] = v30[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1282 = add f64[69] -> v28
+  // %1289 = add f64[69] -> v28
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v29[i0 * L + l] + v11[i0 * L + l];
+      v28[i0 * L + l] = v29[i0 * L + l] + v31[i0 * L + l];
     }
   }
-  // %1285 = add f64[69] -> d.ln.gain
+  // %1504 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v2[i0 * L + l] * v14[i0 * L + l]) +
-                 ((v27[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v28[i0 * L + l]));
+        sum[l] = (v32[i0 * L + l] * v2[i0 * L + l]) +
+                 ((v6[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v28[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1287 = add f64[69] -> d.ln.bias
+  // %1505 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v27[i0 * L + l] + v28[i0 * L + l]) + v14[i0 * L + l];
+        sum[l] = v32[i0 * L + l] + (v6[i0 * L + l] + v28[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1292 = add f64[16,69] -> d.Wb
+  // %1507 = add f64[16,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v1[i1 * L + l] * v19[i0 * L + l]) + (v5[i1 * L + l] * v22[i0 * L + l])) +
-                   (v23[i0 * L + l] * v3[i1 * L + l]);
+          sum[l] = ((v1[i1 * L + l] * v23[i0 * L + l]) + (v5[i1 * L + l] * v7[i0 * L + l])) +
+                   (v20[i0 * L + l] * v3[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1316 = mul f64[16,5] -> v6
+  // %1323 = mul f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] =
+        v7[(i0 * 5 + i1) * L + l] =
             v12[(i0 * 5 + i1) * L + l] * (v10[(i0 * 5 + i1) * L + l] - v18[i0 * L + l]);
       }
     }
   }
-  // %1327 = add f64[16,5,69] -> d.Wk
+  // %1512 = add f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 5 + i1) * L + l] =
+            (((-(v8[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f)))) -
+              v24[(i0 * 5 + i1) * L + l]) -
+             (v14[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)))) +
+            (v11[(i0 * 5 + i1) * L + l] * v21[i0 * L + l]);
+      }
+    }
+  }
+  // %1513 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1516 = mul f64[16,5] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] =
+            (v10[(i0 * 5 + i1) * L + l] - v17[i0 * L + l]) * v9[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1518 = add f64[16,5,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5353,16 +5275,16 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (u_stages[(i2 + 207) * L + l] * v8[(i0 * 5 + i1) * L + l]) +
-                     ((v9[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 69) * L + l]) +
-                      (u_stages[(i2 + 483) * L + l] * v6[(i0 * 5 + i1) * L + l]));
+            sum[l] = ((v16[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 69) * L + l]) +
+                      (u_stages[(i2 + 483) * L + l] * v7[(i0 * 5 + i1) * L + l])) +
+                     (v8[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 207) * L + l]);
           }
           theta_bar_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1332 = add f64[16,5,69] -> d.Wv
+  // %1339 = add f64[16,5,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5371,8 +5293,8 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = ((v1[i2 * L + l] * v15[(i0 * 5 + i1) * L + l]) +
-                      (v25[(i0 * 5 + i1) * L + l] * v5[i2 * L + l])) +
-                     (v26[(i0 * 5 + i1) * L + l] * v3[i2 * L + l]);
+                      (v27[(i0 * 5 + i1) * L + l] * v5[i2 * L + l])) +
+                     (v25[(i0 * 5 + i1) * L + l] * v3[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5380,7 +5302,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   if (u_stages_bar) {
-    // %652 = reduce_sum f64[] -> v13
+    // %654 = reduce_sum f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5395,7 +5317,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = acc_v[l];
     }
-    // %657 = reduce_sum f64[] -> v17
+    // %659 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5410,19 +5332,19 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc_v[l];
     }
-    // %661 = reciprocal f64[] -> v13
+    // %663 = reciprocal f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = T(1) / std::sqrt((v17[l] * 0.014492754f) + 1e-05f);
     }
-    // %1333 = mul f64[69] -> v1
+    // %1340 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v27[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v6[i0 * L + l];
       }
     }
-    // %1334 = reduce_sum f64[] -> v17
+    // %1341 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5437,7 +5359,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc_v[l];
     }
-    // %1338 = contract f64[] -> v18
+    // %1345 = contract f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5452,7 +5374,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = acc0_v[l];
     }
-    // %1343 = mul f64[69] -> d.x@0
+    // %1350 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5460,7 +5382,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
                                               (v4[i0 * L + l] * (v18[l] * 0.014492754f)));
       }
     }
-    // %1344 = contract f64[69] -> d.dx@0
+    // %1351 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5474,13 +5396,13 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v9[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v9[(i1 * 5 + i2) * L + l], acc1_v[l]);
-            acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v9[(i1 * 5 + i2) * L + l], acc2_v[l]);
-            acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v9[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v16[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v16[(i1 * 5 + i2) * L + l],
+                                 acc1_v[l]);
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v16[(i1 * 5 + i2) * L + l],
+                                 acc2_v[l]);
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v16[(i1 * 5 + i2) * L + l],
+                                 acc3_v[l]);
           }
         }
       }
@@ -5500,7 +5422,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5508,49 +5430,14 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %701 = reduce_sum f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
+    // %1519 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + u_stages[(i0 + 138) * L + l];
+        v1[i0 * L + l] = v32[i0 * L + l] * ln_gain[i0];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = acc_v[l];
-    }
-    // %706 = reduce_sum f64[] -> v17
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 138) * L + l] - (v13[l] * 0.014492754f));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[l] = acc_v[l];
-    }
-    // %710 = reciprocal f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = T(1) / std::sqrt((v17[l] * 0.014492754f) + 1e-05f);
-    }
-    // %1345 = mul f64[69] -> v1
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v14[i0 * L + l];
-      }
-    }
-    // %1346 = reduce_sum f64[] -> v17
+    // %1520 = reduce_sum f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5563,9 +5450,9 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[l] = acc_v[l];
+      v13[l] = acc_v[l];
     }
-    // %1350 = contract f64[] -> v18
+    // %1524 = contract f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5578,17 +5465,53 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = acc0_v[l];
+      v17[l] = acc0_v[l];
     }
-    // %1355 = mul f64[69] -> d.x@1
+    // %703 = reduce_sum f64[] -> v18
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 138) * L + l] += v13[l] * ((v1[i0 * L + l] - (v17[l] * 0.014492754f)) -
-                                                      (v2[i0 * L + l] * (v18[l] * 0.014492754f)));
+        acc_v[l] = acc_v[l] + u_stages[(i0 + 138) * L + l];
       }
     }
-    // %1356 = contract f64[69] -> d.dx@1
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[l] = acc_v[l];
+    }
+    // %708 = reduce_sum f64[] -> v19
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 138) * L + l] - (v18[l] * 0.014492754f));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[l] = acc_v[l];
+    }
+    // %712 = reciprocal f64[] -> v18
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[l] = T(1) / std::sqrt((v19[l] * 0.014492754f) + 1e-05f);
+    }
+    // %1529 = mul f64[69] -> d.x@1
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 138) * L + l] += ((v1[i0 * L + l] - (v13[l] * 0.014492754f)) -
+                                             ((v17[l] * 0.014492754f) * v2[i0 * L + l])) *
+                                            v18[l];
+      }
+    }
+    // %1530 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5636,14 +5559,14 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[275 * L + l] += acc0_v[l];
     }
-    // %1357 = mul f64[69] -> v1
+    // %1364 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v28[i0 * L + l];
       }
     }
-    // %1358 = reduce_sum f64[] -> v13
+    // %1365 = reduce_sum f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5658,7 +5581,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = acc_v[l];
     }
-    // %1362 = contract f64[] -> v17
+    // %1369 = contract f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5673,7 +5596,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc0_v[l];
     }
-    // %566 = reduce_sum f64[] -> v18
+    // %568 = reduce_sum f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5688,7 +5611,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = acc_v[l];
     }
-    // %571 = reduce_sum f64[] -> v19
+    // %573 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5703,12 +5626,12 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       v19[l] = acc_v[l];
     }
-    // %575 = reciprocal f64[] -> v18
+    // %577 = reciprocal f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = T(1) / std::sqrt((v19[l] * 0.014492754f) + 1e-05f);
     }
-    // %1367 = mul f64[69] -> d.x@2
+    // %1374 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5717,7 +5640,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
                                             v18[l];
       }
     }
-    // %1368 = contract f64[69] -> d.dx@2
+    // %1375 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5731,13 +5654,13 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v7[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v7[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v7[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v7[(i1 * 5 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -5757,7 +5680,7 @@ extern "C" void fwp_delta_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/,
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5808,41 +5731,39 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11520);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14080);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16640);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19392);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21952);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24512);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26752);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28992);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29504);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30016);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30528);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31040);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33600);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36160);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36672);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37184);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39744);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42304);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44864);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47424);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49984);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52544);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55104);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55616);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58176);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60736);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65216);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67776);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70016);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72256);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74496);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76736);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79296);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11200);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13952);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14464);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14976);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15488);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20608);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23168);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25728);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28288);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30848);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33408);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35968);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38528);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41088);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43648);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48768);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53888);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56448);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56960);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57472);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60032);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62592);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64832);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67072);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69632);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70144);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72384);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74624);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76864);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5864,340 +5785,8 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i = 0; i < 12282; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_sepsis.field.adjoint.step.rk4: 272 nodes
-  // %491 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 138) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %493 = add f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %468 = layernorm f64[69] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e44 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %470 = add f64[69] -> v3
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
-    }
-  }
-  // %489 = contract f64[16,5] -> v4
-  // %466 = contract f64[16,5] -> v5
-  // %515 = contract f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 483) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 483) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 483) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 483) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v5[(i0 * 5) * L + l] = acc4_v[l];
-      v5[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v5[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v5[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v6[(i0 * 5) * L + l] = acc8_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 207) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 483) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v5[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %490 = softmax f64[16,5] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v4[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %467 = softmax f64[16,5] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v5[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %516 = softmax f64[16,5] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v6[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v6[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %753 = contract f64[16,5] -> v6
-  // %476 = contract f64[16,5] -> v9
-  // %789 = contract f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v9[(i0 * 5) * L + l] = acc4_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v10[(i0 * 5) * L + l] = acc8_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %517 = layernorm f64[69] -> v11
+  // fwp_delta_cde_sepsis.field.adjoint.step.rk4: 267 nodes
+  // %519 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6217,8 +5806,8 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e318 = u_stages[(i0 + 414) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e318 * e318);
+        const T e13 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
       }
     }
   }
@@ -6230,19 +5819,105 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %519 = add f64[69] -> v12
+  // %521 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = ln_bias[i0] + (v11[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %494 = contract f64[16] -> v13
-  // %471 = contract f64[16] -> v14
-  // %520 = contract f64[16] -> v15
+  // %493 = layernorm f64[69] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 138) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e44 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %495 = add f64[69] -> v3
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
+    }
+  }
+  // %470 = layernorm f64[69] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %472 = add f64[69] -> v5
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
+    }
+  }
+  // %522 = contract f64[16] -> v6
+  // %473 = contract f64[16] -> v7
+  // %496 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6263,144 +5938,45 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v12[i1 * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v12[i1 * L + l], acc9_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v12[i1 * L + l], acc10_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v12[i1 * L + l], acc11_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v14[(i0 * 4) * L + l] = acc4_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v15[(i0 * 4) * L + l] = acc8_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %495 = sigmoid f64[16] -> v16
+  // %523 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = sigmoid(v13[i0 * L + l]);
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %496 = contract f64[16,5] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * v16[i0 * L + l];
-      }
-    }
-  }
-  // %472 = sigmoid f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v14[i0 * L + l]);
-    }
-  }
-  // %473 = contract f64[16,5] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
-      }
-    }
-  }
-  // %984 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %774 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %521 = sigmoid f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v15[i0 * L + l]);
-    }
-  }
-  // %522 = contract f64[16,5] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] = v5[(i0 * 5 + i1) * L + l] * v20[i0 * L + l];
-      }
-    }
-  }
-  // %498 = contract f64[16,5] -> v22
-  // %475 = contract f64[16,5] -> v23
-  // %524 = contract f64[16,5] -> v24
+  // %526 = contract f64[16,5] -> v10
+  // %500 = contract f64[16,5] -> v11
+  // %477 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6422,32 +5998,32 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v12[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v5[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v12[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v12[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v12[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5) * L + l] = acc0_v[l];
-      v22[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v23[(i0 * 5) * L + l] = acc4_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v24[(i0 * 5) * L + l] = acc8_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6457,48 +6033,295 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v12[i1 * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v23[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %478 = tanh f64[16,5] -> v25
+  // %517 = contract f64[16,5] -> v13
+  // %491 = contract f64[16,5] -> v14
+  // %468 = contract f64[16,5] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 207) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 207) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 207) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 207) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc4_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 5) * L + l] = acc8_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 483) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 207) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %518 = softmax f64[16,5] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %524 = contract f64[16,5] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %492 = softmax f64[16,5] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v14[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %469 = softmax f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v15[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %755 = contract f64[16,5] -> v15
+  // %478 = contract f64[16,5] -> v18
+  // %791 = contract f64[16,5] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 5) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc4_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 5) * L + l] = acc8_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %480 = tanh f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v23[i0 * L + l] - v9[i0 * L + l]);
+      v20[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v18[i0 * L + l]);
     }
   }
-  // %1216 = tanh f64[16,5] -> v9
+  // %474 = sigmoid f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %475 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v22[(i0 * 5 + i1) * L + l] -
-                     (v6[(i0 * 5 + i1) * L + l] +
-                      (v25[(i0 * 5 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))));
+        v12[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1220 = tanh f64[16,5] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v22[(i0 * 5 + i1) * L + l] -
-                     (v6[(i0 * 5 + i1) * L + l] +
-                      (v9[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)))));
-      }
-    }
-  }
-  // %786 = contract f64[16] -> v14
+  // %991 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6510,54 +6333,158 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1224 = tanh f64[16,5] -> v6
+  // %1223 = tanh f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = vm::tanh(
-            v24[(i0 * 5 + i1) * L + l] -
-            ((v23[(i0 * 5 + i1) * L + l] * (v14[i0 * L + l] * T(h))) + v10[(i0 * 5 + i1) * L + l]));
+        v18[(i0 * 5 + i1) * L + l] =
+            vm::tanh(v11[(i0 * 5 + i1) * L + l] -
+                     (v15[(i0 * 5 + i1) * L + l] +
+                      (v20[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f)))));
       }
     }
   }
-  // %2189 = add f64[16,5,5] -> W
+  // %497 = sigmoid f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %498 = contract f64[16,5] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %776 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1227 = tanh f64[16,5] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 5 + i1) * L + l] =
+            vm::tanh(v11[(i0 * 5 + i1) * L + l] -
+                     (v15[(i0 * 5 + i1) * L + l] +
+                      (v18[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)))));
+      }
+    }
+  }
+  // %788 = contract f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1231 = tanh f64[16,5] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] = vm::tanh(
+            v10[(i0 * 5 + i1) * L + l] -
+            ((v22[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * T(h))) + v19[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %1495 = add f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v22[i0 * L + l] + v18[i0 * L + l];
+    }
+  }
+  // %2431 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((((v17[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v23[(i0 * 5 + i1) * L + l]) +
-                (((v17[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v9[(i0 * 5 + i1) * L + l]) +
-                 ((v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v25[(i0 * 5 + i1) * L + l]))) +
-               ((v21[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) * v6[(i0 * 5 + i1) * L + l])) +
+              (((v13[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) * v15[(i0 * 5 + i1) * L + l]) +
+               (((v21[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v10[(i0 * 5 + i1) * L + l]) +
+                ((v12[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v20[(i0 * 5 + i1) * L + l]))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %1485 = contract f64[16,5] -> v10
-  // %1918 = contract f64[16,5] -> v22
-  // %1947 = contract f64[16,5] -> v24
+  // %1531 = contract f64[16,5] -> v10
+  // %1964 = contract f64[16,5] -> v11
+  // %1993 = contract f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6577,24 +6504,24 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v21[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v21[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v21[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v21[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v21[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v21[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6603,14 +6530,14 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v22[(i0 * 5) * L + l] = acc4_v[l];
-      v22[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v22[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v22[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v24[(i0 * 5) * L + l] = acc8_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 5) * L + l] = acc8_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6619,28 +6546,28 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v22[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1486 = mul f64[16,5] -> v26
+  // %1532 = mul f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v10[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
+      v23[i0 * L + l] = v10[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
     }
   }
-  // %1944 = contract f64[16] -> v14
+  // %1990 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6652,26 +6579,26 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1492 = contract f64[16,5] -> v10
-  // %2209 = contract f64[16,5] -> v21
-  // %2224 = contract f64[16,5] -> v27
+  // %1538 = contract f64[16,5] -> v13
+  // %2255 = contract f64[16,5] -> v24
+  // %2270 = contract f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6691,43 +6618,43 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v9[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v9[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v22[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v9[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v22[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v9[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v22[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 5) * L + l] = acc4_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v27[(i0 * 5) * L + l] = acc8_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 5) * L + l] = acc4_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v25[(i0 * 5) * L + l] = acc8_v[l];
+      v25[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v25[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v25[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6736,22 +6663,22 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v25[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1915 = contract f64[16] -> v15
-  // %1493 = contract f64[16] -> v28
+  // %1961 = contract f64[16] -> v26
+  // %1539 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6767,89 +6694,95 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v28[(i0 * 4) * L + l] = acc4_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc4_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2190 = mul f64[16,5] -> v29
+  // %2236 = mul f64[16,5] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 5 + i1) * L + l] =
+            ((v23[(i0 * 5 + i1) * L + l] * (v26[i0 * L + l] * (T(h) * 0.5f))) +
+             v11[(i0 * 5 + i1) * L + l]) *
+            (1.0f - square(v18[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %2239 = mul f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v29[(i0 * 5 + i1) * L + l] =
-            ((v26[(i0 * 5 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
-             v22[(i0 * 5 + i1) * L + l]) *
-            (1.0f - square(v9[(i0 * 5 + i1) * L + l]));
+            (1.0f - square(v22[(i0 * 5 + i1) * L + l])) *
+            ((v28[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+             v11[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2193 = mul f64[16,5] -> v30
+  // %2242 = mul f64[16,5] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v23[(i0 * 5 + i1) * L + l])) *
-            ((v29[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
-             v22[(i0 * 5 + i1) * L + l]);
+        v11[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v15[(i0 * 5 + i1) * L + l])) *
+            ((v29[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v19[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2196 = mul f64[16,5] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v6[(i0 * 5 + i1) * L + l])) *
-            ((v30[(i0 * 5 + i1) * L + l] * (v14[i0 * L + l] * T(h))) + v24[(i0 * 5 + i1) * L + l]);
-      }
+  // %2432 = add f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v28[i0 * L + l] + v29[i0 * L + l];
     }
   }
-  // %2372 = add f64[16,5,5] -> a.W
+  // %2436 = add f64[16,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((((v26[(i0 * 5 + i1) * L + l] * (v4[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
-                 ((v7[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v29[(i0 * 5 + i1) * L + l])) +
-                ((v7[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v30[(i0 * 5 + i1) * L + l])) +
-               ((v5[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) * v22[(i0 * 5 + i1) * L + l])) +
-              a0[(i0 * 25 + i1 * 5 + i2) * L + l];
+              a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
+              (((v16[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) * v11[(i0 * 5 + i1) * L + l]) +
+               ((v23[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
+                ((v17[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                 v10[(i0 * 5 + i1) * L + l])));
         }
       }
     }
   }
-  // %1970 = contract f64[69] -> v24
-  // %2208 = contract f64[69] -> v31
-  // %2229 = contract f64[69] -> v32
+  // %2016 = contract f64[69] -> v19
+  // %2254 = contract f64[69] -> v30
+  // %2275 = contract f64[69] -> v31
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6871,46 +6804,46 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v23[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v29[(i1 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v28[(i1 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v30[(i1 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v29[(i1 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v23[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v29[(i1 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v28[(i1 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v30[(i1 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v29[(i1 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v26[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v23[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v29[(i1 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v28[(i1 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v30[(i1 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v29[(i1 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v26[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v23[(i1 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v29[(i1 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v28[(i1 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v30[(i1 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v29[(i1 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v31[(i0 * 4) * L + l] = acc4_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v32[(i0 * 4) * L + l] = acc8_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc4_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v31[(i0 * 4) * L + l] = acc8_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -6923,33 +6856,33 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v29[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v29[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[68 * L + l] = acc0_v[l];
-    v31[68 * L + l] = acc1_v[l];
-    v32[68 * L + l] = acc2_v[l];
+    v19[68 * L + l] = acc0_v[l];
+    v30[68 * L + l] = acc1_v[l];
+    v31[68 * L + l] = acc2_v[l];
   }
-  // %1494 = mul f64[16] -> v14
+  // %1540 = mul f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v28[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
+      v8[i0 * L + l] = v27[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
     }
   }
-  // %691 = mul f64[16] -> v15
+  // %693 = mul f64[16] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v16[i0 * L + l] * (1.0f - v16[i0 * L + l]);
+      v26[i0 * L + l] = v7[i0 * L + l] * (1.0f - v7[i0 * L + l]);
     }
   }
-  // %2210 = contract f64[16] -> v19
+  // %2256 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6961,35 +6894,35 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2213 = add f64[16,5] -> v33
+  // %2259 = add f64[16,5] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 5 + i1) * L + l] =
-            (v4[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
-            v21[(i0 * 5 + i1) * L + l];
+        v32[(i0 * 5 + i1) * L + l] =
+            (v14[(i0 * 5 + i1) * L + l] * (v27[i0 * L + l] * (T(h) * 0.5f))) +
+            v24[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2214 = contract f64[16] -> v19
+  // %2260 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7001,32 +6934,32 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2215 = mul f64[16] -> v28
+  // %2261 = mul f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v15[i0 * L + l] * v19[i0 * L + l];
+      v24[i0 * L + l] = v26[i0 * L + l] * v27[i0 * L + l];
     }
   }
-  // %2221 = contract f64[16] -> v19
-  // %2269 = contract f64[16] -> v21
+  // %2267 = contract f64[16] -> v27
+  // %2315 = contract f64[16] -> v33
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7042,46 +6975,46 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 4) * L + l] = acc4_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2225 = add f64[16,5] -> v25
+  // %2271 = add f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
-            v27[(i0 * 5 + i1) * L + l];
+        v20[(i0 * 5 + i1) * L + l] =
+            (v17[(i0 * 5 + i1) * L + l] * (v27[i0 * L + l] * (T(h) * 0.5f))) +
+            v25[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2226 = contract f64[16] -> v19
+  // %2272 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7093,33 +7026,33 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2227 = mul f64[16] -> v27
+  // %2273 = mul f64[16] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v19[i0 * L + l] * v15[i0 * L + l];
+      v25[i0 * L + l] = v27[i0 * L + l] * v26[i0 * L + l];
     }
   }
-  // %1495 = contract f64[69] -> v34
-  // %2216 = contract f64[69] -> v35
-  // %2228 = contract f64[69] -> v36
+  // %1541 = contract f64[69] -> v34
+  // %2262 = contract f64[69] -> v35
+  // %2274 = contract f64[69] -> v36
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7139,18 +7072,18 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v14[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v28[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v27[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v28[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v27[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v28[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v27[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v14[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v28[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v27[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v24[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v25[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v24[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v25[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v24[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v25[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v24[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v25[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7178,9 +7111,9 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v28[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v27[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v24[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v25[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7189,28 +7122,28 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     v35[68 * L + l] = acc1_v[l];
     v36[68 * L + l] = acc2_v[l];
   }
-  // %2205 = mul f64[69] -> v37
+  // %2018 = add f64[69] -> v37
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = (v24[i0 * L + l] + v34[i0 * L + l]) * 0.16666667f;
+      v37[i0 * L + l] = v19[i0 * L + l] + v34[i0 * L + l];
     }
   }
-  // %2217 = add f64[69] -> v34
+  // %2263 = add f64[69] -> v34
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v35[i0 * L + l] + v31[i0 * L + l];
+      v34[i0 * L + l] = v35[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %2231 = mul f64[69] -> v31
+  // %2276 = add f64[69] -> v30
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v32[i0 * L + l] + v36[i0 * L + l]) * 0.33333334f;
+      v30[i0 * L + l] = v31[i0 * L + l] + v36[i0 * L + l];
     }
   }
-  // %2242 = contract f64[69] -> v32
+  // %2288 = contract f64[69] -> v31
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7224,22 +7157,22 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v22[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v11[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v22[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v11[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v22[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v11[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v22[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v11[(i1 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc0_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7250,16 +7183,16 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v32[68 * L + l] = acc0_v[l];
+    v31[68 * L + l] = acc0_v[l];
   }
-  // %2235 = contract f64[16] -> v15
-  // %2283 = contract f64[16] -> v19
+  // %2281 = contract f64[16] -> v26
+  // %2329 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7275,35 +7208,35 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v19[(i0 * 4) * L + l] = acc4_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc4_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2234 = contract f64[16,5] -> v9
+  // %2280 = contract f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7315,48 +7248,56 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v6[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v6[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2238 = add f64[16,5] -> v6
+  // %2284 = add f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] * (v15[i0 * L + l] * T(h))) + v9[(i0 * 5 + i1) * L + l];
+        v15[(i0 * 5 + i1) * L + l] =
+            (v17[(i0 * 5 + i1) * L + l] * (v26[i0 * L + l] * T(h))) + v18[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1816 = contract f64[16,5] -> v9
-  // %2272 = contract f64[16,5] -> v24
-  // %2282 = contract f64[16,5] -> v38
+  // %2446 = add f64[16] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] =
+          (v24[i0 * L + l] * (T(h) * 0.33333334f)) + (v25[i0 * L + l] * (T(h) * 0.33333334f));
+    }
+  }
+  // %1862 = contract f64[16,5] -> v18
+  // %2328 = contract f64[16,5] -> v19
+  // %2318 = contract f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7377,45 +7318,45 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v29[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v30[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v28[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v29[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v30[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v28[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v29[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v30[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v28[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v24[(i0 * 5) * L + l] = acc4_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v38[(i0 * 5) * L + l] = acc8_v[l];
-      v38[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v38[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v38[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v18[(i0 * 5) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 5) * L + l] = acc4_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v24[(i0 * 5) * L + l] = acc8_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -7424,31 +7365,31 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v29[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v24[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v38[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1818 = sub f64[16,5] -> v39
+  // %1864 = sub f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 5 + i1) * L + l] =
-            (v10[(i0 * 5 + i1) * L + l] * v13[i0 * L + l]) - v9[(i0 * 5 + i1) * L + l];
+        v25[(i0 * 5 + i1) * L + l] =
+            (v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) - v18[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2044 = contract f64[16] -> v13
+  // %2090 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7460,46 +7401,46 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v39[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v39[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v39[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v39[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2265 = contract f64[16,5] -> v9
+  // %2311 = contract f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            v4[(i0 * 5 + i1) * L + l] * (v39[(i0 * 5 + i1) * L + l] - v13[i0 * L + l]);
+        v13[(i0 * 5 + i1) * L + l] =
+            v14[(i0 * 5 + i1) * L + l] * (v25[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
-  // %2274 = sub f64[16,5] -> v4
+  // %2333 = sub f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] =
-            (v33[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) -
-            ((v18[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
-             v24[(i0 * 5 + i1) * L + l]);
+        v14[(i0 * 5 + i1) * L + l] =
+            (v20[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
+            (v19[(i0 * 5 + i1) * L + l] +
+             (v21[(i0 * 5 + i1) * L + l] * (v27[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %2275 = contract f64[16] -> v13
+  // %2334 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7511,127 +7452,36 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2278 = contract f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            (v4[(i0 * 5 + i1) * L + l] - v13[i0 * L + l]) * v7[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2287 = sub f64[16,5] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] =
-            (v25[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) -
-            (v38[(i0 * 5 + i1) * L + l] +
-             (v17[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %2288 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2291 = contract f64[16,5] -> v18
+  // %2320 = sub f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v18[(i0 * 5 + i1) * L + l] =
-            (v4[(i0 * 5 + i1) * L + l] - v13[i0 * L + l]) * v7[(i0 * 5 + i1) * L + l];
+            (v32[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
+            ((v12[(i0 * 5 + i1) * L + l] * (v33[i0 * L + l] * (T(h) * 0.5f))) +
+             v24[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2298 = contract f64[16,5] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v22[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2295 = contract f64[16] -> v13
+  // %2321 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7643,36 +7493,118 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2300 = sub f64[16,5] -> v7
+  // %2450 = add f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            (v6[(i0 * 5 + i1) * L + l] * v20[i0 * L + l]) -
-            (v4[(i0 * 5 + i1) * L + l] + (v17[(i0 * 5 + i1) * L + l] * (v13[i0 * L + l] * T(h))));
+        v12[(i0 * 5 + i1) * L + l] =
+            ((v14[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l]) +
+            ((v18[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2239 = contract f64[16] -> v13
-  // %2301 = contract f64[16] -> v15
+  // %2344 = contract f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2341 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2346 = sub f64[16,5] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] =
+            (v15[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) -
+            (v14[(i0 * 5 + i1) * L + l] + (v21[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %2285 = contract f64[16] -> v6
+  // %2347 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7688,42 +7620,42 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 4) * L + l] = acc4_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2240 = mul f64[16] -> v16
+  // %2286 = mul f64[16] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]) * v13[i0 * L + l];
+      v27[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v6[i0 * L + l];
     }
   }
-  // %2241 = contract f64[69] -> v35
+  // %2287 = contract f64[69] -> v35
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7735,10 +7667,10 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7756,74 +7688,73 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v16[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v27[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v35[68 * L + l] = acc0_v[l];
   }
-  // %2252 = mul f64[69] -> v36
+  // %2289 = add f64[69] -> v36
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (v32[i0 * L + l] + v35[i0 * L + l]) * 0.16666667f;
+      v36[i0 * L + l] = v31[i0 * L + l] + v35[i0 * L + l];
     }
   }
-  // %2373 = mul f64[69] -> adj.ln.gain
+  // %2419 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v37[i0 * L + l] * v2[i0 * L + l])) -
-                           ((v0[i0 * L + l] * v34[i0 * L + l]) * 0.33333334f)) -
-                          (v0[i0 * L + l] * v31[i0 * L + l])) -
-                         (v11[i0 * L + l] * v36[i0 * L + l]));
+        sum[l] = T(h) * ((((-((v37[i0 * L + l] * 0.16666667f) * v4[i0 * L + l])) -
+                           ((v2[i0 * L + l] * v34[i0 * L + l]) * 0.33333334f)) -
+                          (v2[i0 * L + l] * (v30[i0 * L + l] * 0.33333334f))) -
+                         (v0[i0 * L + l] * (v36[i0 * L + l] * 0.16666667f)));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2254 = mul f64[69] -> adj.ln.bias
+  // %2445 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * ((((-(v34[i0 * L + l] * 0.33333334f)) - v37[i0 * L + l]) - v31[i0 * L + l]) -
-                    v36[i0 * L + l]);
+        sum[l] = ((-((v30[i0 * L + l] + v34[i0 * L + l]) * 0.33333334f)) -
+                  ((v36[i0 * L + l] + v37[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2263 = sub f64[16,69] -> adj.Wb
+  // %2449 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v3[i1 * L + l] * (v14[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                     ((v28[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l])) -
-                    ((v27[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l])) -
-                   ((v16[i0 * L + l] * (T(h) * 0.16666667f)) * v12[i1 * L + l]);
+          sum[l] = ((-(v5[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    (v26[i0 * L + l] * v3[i1 * L + l])) -
+                   ((v27[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2304 = contract f64[16,5] -> v4
+  // %2350 = contract f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] =
-            v5[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v15[i0 * L + l]);
+        v14[(i0 * 5 + i1) * L + l] =
+            v16[(i0 * 5 + i1) * L + l] * (v17[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]);
       }
     }
   }
-  // %2376 = sub f64[16,5,69] -> adj.Wk
+  // %2453 = sub f64[16,5,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -7831,21 +7762,19 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] =
-                (((-(v9[(i0 * 5 + i1) * L + l] *
-                     (u_stages[(i2 + 69) * L + l] * (T(h) * 0.16666667f)))) -
-                  (v10[(i0 * 5 + i1) * L + l] *
-                   (u_stages[(i2 + 207) * L + l] * (T(h) * 0.33333334f)))) -
-                 (v18[(i0 * 5 + i1) * L + l] *
-                  (u_stages[(i2 + 207) * L + l] * (T(h) * 0.33333334f)))) -
-                (v4[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 483) * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v13[(i0 * 5 + i1) * L + l] *
+                         (u_stages[(i2 + 69) * L + l] * (T(h) * 0.16666667f)))) -
+                      (v12[(i0 * 5 + i1) * L + l] *
+                       (u_stages[(i2 + 207) * L + l] * (T(h) * 0.33333334f)))) -
+                     (v14[(i0 * 5 + i1) * L + l] *
+                      (u_stages[(i2 + 483) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2379 = sub f64[16,5,69] -> adj.Wv
+  // %2457 = sub f64[16,5,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -7853,43 +7782,42 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v29[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v26[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v30[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v22[(i0 * 5 + i1) * L + l] * (v12[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v10[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v23[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v11[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1880 = broadcast f64[16,5,69] -> adj.Wq
+  // %1926 = broadcast f64[16,5,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5520; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1881 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1927 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1882 = broadcast f64[64,80] -> adj.ff.up.weight
+  // %1928 = broadcast f64[64,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1883 = broadcast f64[64] -> adj.ff.up.bias
+  // %1929 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1884 = broadcast f64[80,64] -> adj.ff.down.weight
+  // %1930 = broadcast f64[80,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1885 = broadcast f64[1,80] -> adj.out.weight
+  // %1931 = broadcast f64[1,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1886 = broadcast f64[1] -> adj.out.bias
+  // %1932 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -8905,12 +8833,11 @@ extern "C" void fwp_delta_cde_sepsis_loss_vjp(const void* /*ctx*/, const void* y
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_delta_cde_sepsis.loss.vjp: 8 nodes
-  // %453 = sub f64[1] -> d.logit
-  // fwp_delta_cde_sepsis.ode:54: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_delta_cde_sepsis.loss.vjp: 7 nodes
+  // %459 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -9138,9 +9065,9 @@ const plastic_model kModel = {
             .field = 13184,
             .field_vjp = 25344,
             .adjoint_field = 44288,
-            .step = 38656,
-            .step_vjp = 68992,
-            .adjoint_step = 81856,
+            .step = 37120,
+            .step_vjp = 71872,
+            .adjoint_step = 79104,
             .output = 7872,
             .output_vjp = 26880,
             .loss = 0,

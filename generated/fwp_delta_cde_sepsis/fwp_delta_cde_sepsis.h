@@ -104,11 +104,11 @@ enum {
  *   theta: uniform[28427] = 28427 floats, read-only
  *   u_stages: varying[552] = 4416 floats, read-only
  *   z1: varying[400] = 3200 floats, may alias
- *   scratch: scratch arena, 38656 bytes, 64-byte aligned
+ *   scratch: scratch arena, 37120 bytes, 64-byte aligned
  */
 void fwp_delta_cde_sepsis_step(const void* ctx, double t, double h, const void* z0,
                                const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_cde_sepsis_step_lanes = 8, fwp_delta_cde_sepsis_step_scratch_bytes = 38656 };
+enum { fwp_delta_cde_sepsis_step_lanes = 8, fwp_delta_cde_sepsis_step_scratch_bytes = 37120 };
 
 /* fwp_delta_cde_sepsis_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -121,7 +121,7 @@ enum { fwp_delta_cde_sepsis_step_lanes = 8, fwp_delta_cde_sepsis_step_scratch_by
  *   z0_bar: varying[400] = 3200 floats
  *   theta_bar: uniform[28427] = 28427 floats
  *   u_stages_bar: varying[552] = 4416 floats, may be NULL
- *   scratch: scratch arena, 68992 bytes, 64-byte aligned
+ *   scratch: scratch arena, 71872 bytes, 64-byte aligned
  */
 void fwp_delta_cde_sepsis_step_vjp(const void* ctx, double t, double h, const void* z0,
                                    const void* theta, const void* u_stages, const void* z1_bar,
@@ -129,7 +129,7 @@ void fwp_delta_cde_sepsis_step_vjp(const void* ctx, double t, double h, const vo
                                    void* scratch);
 enum {
   fwp_delta_cde_sepsis_step_vjp_lanes = 8,
-  fwp_delta_cde_sepsis_step_vjp_scratch_bytes = 68992
+  fwp_delta_cde_sepsis_step_vjp_scratch_bytes = 71872
 };
 
 /* fwp_delta_cde_sepsis_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -145,7 +145,7 @@ enum {
  *   dtheta: uniform[28427] = 28427 floats
  *   err: varying[800] = 6400 floats, may be NULL
  *   dtheta_err: uniform[28427] = 28427 floats, may be NULL
- *   scratch: scratch arena, 81856 bytes, 64-byte aligned
+ *   scratch: scratch arena, 79104 bytes, 64-byte aligned
  */
 void fwp_delta_cde_sepsis_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                        const void* a0, const void* theta, const void* u_stages,
@@ -153,7 +153,7 @@ void fwp_delta_cde_sepsis_adjoint_step(const void* ctx, double t, double h, cons
                                        void* dtheta_err, void* scratch);
 enum {
   fwp_delta_cde_sepsis_adjoint_step_lanes = 8,
-  fwp_delta_cde_sepsis_adjoint_step_scratch_bytes = 81856
+  fwp_delta_cde_sepsis_adjoint_step_scratch_bytes = 79104
 };
 
 /* fwp_delta_cde_sepsis_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

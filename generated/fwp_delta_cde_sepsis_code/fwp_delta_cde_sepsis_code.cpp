@@ -3727,10 +3727,10 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
   T rstd_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_sepsis_code.field.step.rk4: 111 nodes
-  // %1010 = contract f64[80] -> v0
-  // %976 = contract f64[80] -> v1
-  // %946 = contract f64[80] -> v2
+  // fwp_delta_cde_sepsis_code.field.step.rk4: 110 nodes
+  // %948 = contract f64[80] -> v0
+  // %1012 = contract f64[80] -> v1
+  // %978 = contract f64[80] -> v2
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3750,24 +3750,24 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[(i1 + 435) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[(i1 + 145) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[i1 * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 435) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[(i1 + 435) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[(i1 + 145) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[i1 * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 145) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[i1 * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 435) * L + l], acc2_v[l]);
+            std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 435) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 145) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[i1 * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 145) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[i1 * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 435) * L + l], acc3_v[l]);
+            std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 435) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 145) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[i1 * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 145) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[i1 * L + l], acc11_v[l]);
+            std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 435) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 145) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3786,16 +3786,16 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %978 = reshape f64[16,5] -> v3
+  // %980 = reshape f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = values_bias[i0] + v1[i0 * L + l];
+      v3[i0 * L + l] = values_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %962 = contract f64[80] -> v1
-  // %932 = contract f64[80] -> v4
-  // %996 = contract f64[80] -> v5
+  // %934 = contract f64[80] -> v2
+  // %964 = contract f64[80] -> v4
+  // %998 = contract f64[80] -> v5
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3815,35 +3815,35 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 214) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 214) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 504) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 214) * L + l], acc1_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 214) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 504) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 214) * L + l], acc2_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 214) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 504) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 214) * L + l], acc3_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 214) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 504) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v4[(i0 * 4) * L + l] = acc4_v[l];
       v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -3854,14 +3854,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %963 = add f64[80] -> v6
+  // %935 = add f64[80] -> v6
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = proj_bias[i0] + v1[i0 * L + l];
+      v6[i0 * L + l] = proj_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %964 = layernorm f64[80] -> v1
+  // %936 = layernorm f64[80] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3894,24 +3894,24 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v6[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (v6[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %966 = add f64[80] -> v6
+  // %938 = add f64[80] -> v6
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v1[i0 * L + l] * proj_norm_gain[i0]) + proj_norm_bias[i0];
+      v6[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %933 = add f64[80] -> v1
+  // %965 = add f64[80] -> v2
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = proj_bias[i0] + v4[i0 * L + l];
+      v2[i0 * L + l] = proj_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %934 = layernorm f64[80] -> v4
+  // %966 = layernorm f64[80] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3919,7 +3919,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v1[i0 * L + l];
+      mean_v[l] = mean_v[l] + v2[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3931,7 +3931,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e196 = v1[i0 * L + l] - mean_v[l];
+        const T e196 = v2[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e196 * e196);
       }
     }
@@ -3944,24 +3944,24 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v1[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (v2[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %936 = add f64[80] -> v1
+  // %968 = add f64[80] -> v2
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v4[i0 * L + l]);
+      v2[i0 * L + l] = (v4[i0 * L + l] * proj_norm_gain[i0]) + proj_norm_bias[i0];
     }
   }
-  // %997 = add f64[80] -> v4
+  // %999 = add f64[80] -> v4
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = proj_bias[i0] + v5[i0 * L + l];
     }
   }
-  // %998 = layernorm f64[80] -> v5
+  // %1000 = layernorm f64[80] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3997,16 +3997,16 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v5[i0 * L + l] = (v4[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1000 = add f64[80] -> v4
+  // %1002 = add f64[80] -> v4
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = (v5[i0 * L + l] * proj_norm_gain[i0]) + proj_norm_bias[i0];
     }
   }
-  // %967 = contract f64[96] -> v7
-  // %937 = contract f64[96] -> v8
-  // %1001 = contract f64[96] -> v9
+  // %939 = contract f64[96] -> v7
+  // %969 = contract f64[96] -> v8
+  // %1003 = contract f64[96] -> v9
   for (int64_t i0 = 0; i0 < 24; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4027,16 +4027,16 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(kb_weight[i0 * 320 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(kb_weight[i0 * 320 + i1], v1[i1 * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 320 + i1], v2[i1 * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(kb_weight[i0 * 320 + i1], v4[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 80], v6[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 80], v1[i1 * L + l], acc5_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 80], v2[i1 * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 80], v4[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 160], v6[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 160], v1[i1 * L + l], acc6_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 160], v2[i1 * L + l], acc6_v[l]);
         acc10_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 160], v4[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 240], v6[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 240], v1[i1 * L + l], acc7_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 240], v2[i1 * L + l], acc7_v[l]);
         acc11_v[l] = std::fma(kb_weight[i0 * 320 + i1 + 240], v4[i1 * L + l], acc11_v[l]);
       }
     }
@@ -4056,14 +4056,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %969 = reshape f64[16,6] -> v10
+  // %941 = reshape f64[16,6] -> v10
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = kb_bias[i0] + v7[i0 * L + l];
+      v10[i0 * L + l] = v7[i0 * L + l] + kb_bias[i0];
     }
   }
-  // %971 = softmax f64[16,5] -> v1
+  // %943 = softmax f64[16,5] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4091,18 +4091,32 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v2[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %939 = reshape f64[16,6] -> v7
+  // %945 = sigmoid f64[16,1] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v10[(i0 * 6 + 5) * L + l]);
+    }
+  }
+  // %946 = reshape f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v4[i0 * L + l];
+    }
+  }
+  // %971 = reshape f64[16,6] -> v7
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v8[i0 * L + l] + kb_bias[i0];
+      v7[i0 * L + l] = kb_bias[i0] + v8[i0 * L + l];
     }
   }
-  // %941 = softmax f64[16,5] -> v4
+  // %973 = softmax f64[16,5] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4123,18 +4137,18 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v7[(i0 * 6 + i1) * L + l] - rowmax_v[l]);
+        v6[i1 * L + l] = vm::exp(v7[(i0 * 6 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 6 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1255 = contract f64[16] -> v5
+  // %1257 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4146,45 +4160,31 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %943 = sigmoid f64[16,1] -> v6
+  // %1258 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v7[(i0 * 6 + 5) * L + l]);
+      v8[i0 * L + l] = v6[i0 * L + l] * (v5[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %944 = reshape f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l];
-    }
-  }
-  // %1256 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v5[i0 * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %1271 = contract f64[16] -> v5
+  // %1273 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4196,52 +4196,52 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %973 = sigmoid f64[16,1] -> v8
+  // %975 = sigmoid f64[16,1] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v10[(i0 * 6 + 5) * L + l]);
+      v10[i0 * L + l] = sigmoid(v7[(i0 * 6 + 5) * L + l]);
     }
   }
-  // %974 = reshape f64[16] -> v10
+  // %976 = reshape f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v8[i0 * L + l];
+      v7[i0 * L + l] = v10[i0 * L + l];
     }
   }
-  // %1272 = contract f64[16] -> v8
+  // %1274 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v5[i0 * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f));
+      v10[i0 * L + l] = v6[i0 * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1003 = reshape f64[16,6] -> v11
+  // %1005 = reshape f64[16,6] -> v11
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = kb_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %1005 = softmax f64[16,5] -> v5
+  // %1007 = softmax f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4269,13 +4269,13 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+        v6[(i0 * 5 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1258 = contract f64[16,5] -> v9
-  // %949 = contract f64[16,5] -> v12
-  // %1301 = contract f64[16,5] -> v13
+  // %951 = contract f64[16,5] -> v9
+  // %1260 = contract f64[16,5] -> v12
+  // %1303 = contract f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4295,27 +4295,27 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v6[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v6[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v6[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4340,11 +4340,11 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4354,36 +4354,46 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v13[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %951 = tanh f64[16,5] -> v14
+  // %953 = tanh f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh((values_bias[i0] + v2[i0 * L + l]) - v12[i0 * L + l]);
+      v14[i0 * L + l] = vm::tanh((values_bias[i0] + v0[i0 * L + l]) - v9[i0 * L + l]);
     }
   }
-  // %1330 = tanh f64[16,5] -> v2
+  // %1320 = contract f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v3[(i0 * 5 + i1) * L + l] -
-                     (v9[(i0 * 5 + i1) * L + l] + (v14[(i0 * 5 + i1) * L + l] * v6[i0 * L + l])));
+        v0[(i0 * 5 + i1) * L + l] =
+            v14[(i0 * 5 + i1) * L + l] * (v5[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1336 = tanh f64[16,5] -> v6
+  // %1332 = tanh f64[16,5] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] =
+        v5[(i0 * 5 + i1) * L + l] =
             vm::tanh(v3[(i0 * 5 + i1) * L + l] -
-                     (v9[(i0 * 5 + i1) * L + l] + (v2[(i0 * 5 + i1) * L + l] * v8[i0 * L + l])));
+                     (v12[(i0 * 5 + i1) * L + l] + (v14[(i0 * 5 + i1) * L + l] * v8[i0 * L + l])));
       }
     }
   }
-  // %1298 = contract f64[16] -> v3
+  // %1338 = tanh f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] =
+            vm::tanh(v3[(i0 * 5 + i1) * L + l] -
+                     (v12[(i0 * 5 + i1) * L + l] + (v5[(i0 * 5 + i1) * L + l] * v10[i0 * L + l])));
+      }
+    }
+  }
+  // %1300 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4395,13 +4405,13 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4412,88 +4422,68 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1299 = contract f64[16] -> v12
+  // %1301 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v3[i0 * L + l] * (v10[i0 * L + l] * T(h));
+      v12[i0 * L + l] = v3[i0 * L + l] * (v7[i0 * L + l] * T(h));
     }
   }
-  // %1344 = tanh f64[16,5] -> v3
+  // %1346 = tanh f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3[(i0 * 5 + i1) * L + l] =
-            vm::tanh((values_bias[i0 * 5 + i1] + v0[(i0 * 5 + i1) * L + l]) -
-                     ((v6[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]) + v13[(i0 * 5 + i1) * L + l]));
+            vm::tanh((values_bias[i0 * 5 + i1] + v1[(i0 * 5 + i1) * L + l]) -
+                     ((v14[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]) + v13[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %1007 = sigmoid f64[16,1] -> v0
+  // %1009 = sigmoid f64[16,1] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v11[(i0 * 6 + 5) * L + l]);
+      v1[i0 * L + l] = sigmoid(v11[(i0 * 6 + 5) * L + l]);
     }
   }
-  // %1324 = contract f64[16] -> v12
+  // %1326 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v0[i0 * L + l] * (T(h) * 0.16666667f);
+      v12[i0 * L + l] = v1[i0 * L + l] * (T(h) * 0.16666667f);
     }
   }
-  // %1325 = contract f64[16,5] -> v0
+  // %1327 = contract f64[16,5] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 5 + i1) * L + l] = v5[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
+        v1[(i0 * 5 + i1) * L + l] = v6[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1356 = contract f64[16,5] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.33333334f));
-      }
-    }
-  }
-  // %1318 = contract f64[16,5] -> v6
+  // %1366 = add f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v6[(i0 * 5 + i1) * L + l] =
-            v14[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.16666667f));
+            (v14[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.33333334f))) +
+            (v5[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.33333334f)));
       }
     }
   }
-  // %1358 = contract f64[16,5] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            v2[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.33333334f));
-      }
-    }
-  }
-  // %1363 = add f64[16,5,5] -> W
+  // %1372 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v3[(i0 * 5 + i1) * L + l] * v0[(i0 * 5 + i2) * L + l]) +
-               (((v5[(i0 * 5 + i1) * L + l] * v1[(i0 * 5 + i2) * L + l]) +
-                 (v4[(i0 * 5 + i2) * L + l] * v6[(i0 * 5 + i1) * L + l])) +
-                (v12[(i0 * 5 + i1) * L + l] * v1[(i0 * 5 + i2) * L + l]))) +
+              ((v2[(i0 * 5 + i2) * L + l] * v0[(i0 * 5 + i1) * L + l]) +
+               ((v3[(i0 * 5 + i1) * L + l] * v1[(i0 * 5 + i2) * L + l]) +
+                (v6[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l]))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -4573,8 +4563,6 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87744);
   T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90816);
   T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93376);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95936);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98496);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4593,10 +4581,10 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_cde_sepsis_code.field.step.rk4.vjp: 347 nodes
-  // %1010 = contract f64[80] -> v0
-  // %976 = contract f64[80] -> v1
-  // %946 = contract f64[80] -> v2
+  // fwp_delta_cde_sepsis_code.field.step.rk4.vjp: 343 nodes
+  // %1012 = contract f64[80] -> v0
+  // %978 = contract f64[80] -> v1
+  // %948 = contract f64[80] -> v2
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4652,16 +4640,16 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %978 = reshape f64[16,5] -> v3
+  // %980 = reshape f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = values_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %996 = contract f64[80] -> v1
-  // %962 = contract f64[80] -> v4
-  // %932 = contract f64[80] -> v5
+  // %998 = contract f64[80] -> v1
+  // %964 = contract f64[80] -> v4
+  // %934 = contract f64[80] -> v5
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4720,14 +4708,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %997 = add f64[80] -> v6
+  // %999 = add f64[80] -> v6
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = proj_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %998 = layernorm f64[80] -> v1
+  // %1000 = layernorm f64[80] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4763,21 +4751,21 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v1[i0 * L + l] = (v6[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1000 = add f64[80] -> v7
+  // %1002 = add f64[80] -> v7
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = (v1[i0 * L + l] * proj_norm_gain[i0]) + proj_norm_bias[i0];
     }
   }
-  // %963 = add f64[80] -> v8
+  // %965 = add f64[80] -> v8
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = proj_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %964 = layernorm f64[80] -> v4
+  // %966 = layernorm f64[80] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4813,21 +4801,21 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v4[i0 * L + l] = (v8[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %966 = add f64[80] -> v9
+  // %968 = add f64[80] -> v9
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = (v4[i0 * L + l] * proj_norm_gain[i0]) + proj_norm_bias[i0];
     }
   }
-  // %933 = add f64[80] -> v10
+  // %935 = add f64[80] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = proj_bias[i0] + v5[i0 * L + l];
     }
   }
-  // %934 = layernorm f64[80] -> v5
+  // %936 = layernorm f64[80] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4863,16 +4851,16 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v5[i0 * L + l] = (v10[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %936 = add f64[80] -> v11
+  // %938 = add f64[80] -> v11
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v5[i0 * L + l]);
     }
   }
-  // %1001 = contract f64[96] -> v12
-  // %967 = contract f64[96] -> v13
-  // %937 = contract f64[96] -> v14
+  // %1003 = contract f64[96] -> v12
+  // %969 = contract f64[96] -> v13
+  // %939 = contract f64[96] -> v14
   for (int64_t i0 = 0; i0 < 24; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4922,14 +4910,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1003 = reshape f64[16,6] -> v15
+  // %1005 = reshape f64[16,6] -> v15
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = kb_bias[i0] + v12[i0 * L + l];
     }
   }
-  // %1005 = softmax f64[16,5] -> v12
+  // %1007 = softmax f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4961,21 +4949,21 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1007 = sigmoid f64[16,1] -> v17
+  // %1009 = sigmoid f64[16,1] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = sigmoid(v15[(i0 * 6 + 5) * L + l]);
     }
   }
-  // %969 = reshape f64[16,6] -> v15
+  // %971 = reshape f64[16,6] -> v15
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = kb_bias[i0] + v13[i0 * L + l];
     }
   }
-  // %971 = softmax f64[16,5] -> v13
+  // %973 = softmax f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5007,14 +4995,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %939 = reshape f64[16,6] -> v18
+  // %941 = reshape f64[16,6] -> v18
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = v14[i0 * L + l] + kb_bias[i0];
     }
   }
-  // %941 = softmax f64[16,5] -> v14
+  // %943 = softmax f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5046,9 +5034,9 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1258 = contract f64[16,5] -> v19
-  // %949 = contract f64[16,5] -> v20
-  // %1301 = contract f64[16,5] -> v21
+  // %1260 = contract f64[16,5] -> v19
+  // %951 = contract f64[16,5] -> v20
+  // %1303 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5127,14 +5115,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v21[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %951 = tanh f64[16,5] -> v22
+  // %953 = tanh f64[16,5] -> v22
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = vm::tanh((values_bias[i0] + v2[i0 * L + l]) - v20[i0 * L + l]);
     }
   }
-  // %1255 = contract f64[16] -> v2
+  // %1257 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5163,21 +5151,21 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %943 = sigmoid f64[16,1] -> v20
+  // %945 = sigmoid f64[16,1] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = sigmoid(v18[(i0 * 6 + 5) * L + l]);
     }
   }
-  // %1256 = contract f64[16] -> v18
+  // %1258 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = v2[i0 * L + l] * (v20[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1330 = tanh f64[16,5] -> v23
+  // %1332 = tanh f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5188,7 +5176,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1271 = contract f64[16] -> v18
+  // %1273 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5217,21 +5205,21 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %973 = sigmoid f64[16,1] -> v24
+  // %975 = sigmoid f64[16,1] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = sigmoid(v15[(i0 * 6 + 5) * L + l]);
     }
   }
-  // %1272 = contract f64[16] -> v15
+  // %1274 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v18[i0 * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1336 = tanh f64[16,5] -> v18
+  // %1338 = tanh f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5242,7 +5230,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1298 = contract f64[16] -> v3
+  // %1300 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5271,14 +5259,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1299 = contract f64[16] -> v19
+  // %1301 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v3[i0 * L + l] * (v24[i0 * L + l] * T(h));
     }
   }
-  // %1344 = tanh f64[16,5] -> v25
+  // %1346 = tanh f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5289,16 +5277,16 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1889 = sub f64[16,5] -> v0
+  // %1898 = sub f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = 1.0f - square(v25[i0 * L + l]);
     }
   }
-  // %1886 = contract f64[16,5] -> v19
-  // %1568 = contract f64[16,5] -> v21
-  // %1617 = contract f64[16,5] -> v26
+  // %1895 = contract f64[16,5] -> v19
+  // %1577 = contract f64[16,5] -> v21
+  // %1626 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5380,7 +5368,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v26[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1986 = contract f64[16,5] -> v27
+  // %1995 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5390,14 +5378,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1564 = contract f64[16] -> v28
+  // %1573 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v3[i0 * L + l] * (v17[i0 * L + l] * T(h));
     }
   }
-  // %1897 = sub f64[16,5] -> v3
+  // %1906 = sub f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5408,51 +5396,41 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1894 = sub f64[16,5] -> v29
+  // %1903 = sub f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = 1.0f - square(v18[i0 * L + l]);
     }
   }
-  // %1899 = mul f64[16,5] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] =
-            (v24[i0 * L + l] * v3[(i0 * 5 + i1) * L + l]) * v29[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1907 = sub f64[16,5] -> v31
+  // %1916 = sub f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = 1.0f - square(v23[i0 * L + l]);
+      v30[i0 * L + l] = 1.0f - square(v23[i0 * L + l]);
     }
   }
-  // %1904 = sub f64[16,5] -> v32
+  // %1913 = sub f64[16,5] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 5 + i1) * L + l] =
+        v31[(i0 * 5 + i1) * L + l] =
             v21[(i0 * 5 + i1) * L + l] -
             ((v29[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]) * v3[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2014 = contract f64[16,5] -> v21
+  // %2023 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] = v31[(i0 * 5 + i1) * L + l] * v32[(i0 * 5 + i1) * L + l];
+        v21[(i0 * 5 + i1) * L + l] = v30[(i0 * 5 + i1) * L + l] * v31[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2128 = contract f64[16,5] -> v15
+  // %2137 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5461,25 +5439,36 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1613 = contract f64[16] -> v28
+  // %2356 = add f64[16,5] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 5 + i1) * L + l] =
+            ((v24[i0 * L + l] * v3[(i0 * 5 + i1) * L + l]) * v29[(i0 * 5 + i1) * L + l]) +
+            v15[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1622 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v2[i0 * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1913 = sub f64[16,5] -> v2
+  // %1922 = sub f64[16,5] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[(i0 * 5 + i1) * L + l] =
             v26[(i0 * 5 + i1) * L + l] -
-            ((v32[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]) * v31[(i0 * 5 + i1) * L + l]);
+            ((v31[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]) * v30[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1915 = mul f64[16,5] -> v26
+  // %1924 = mul f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5489,23 +5478,22 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %2285 = sub f64[16,5,5] -> d.W
+  // %2452 = sub f64[16,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v12[(i0 * 5 + i2) * L + l] * v27[(i0 * 5 + i1) * L + l])) -
-                (v30[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l])) -
-               (v15[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l])) -
+              ((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
+                (v12[(i0 * 5 + i2) * L + l] * v27[(i0 * 5 + i1) * L + l])) -
+               (v13[(i0 * 5 + i2) * L + l] * v32[(i0 * 5 + i1) * L + l])) -
               (v26[(i0 * 5 + i1) * L + l] * v14[(i0 * 5 + i2) * L + l]);
         }
       }
     }
   }
-  // %1244 = contract f64[16,5] -> v33
+  // %1246 = contract f64[16,5] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5514,7 +5502,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %2015 = contract f64[16] -> v28
+  // %2024 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5543,14 +5531,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2178 = contract f64[16] -> v21
+  // %2187 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = (v20[i0 * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) * v28[i0 * L + l];
     }
   }
-  // %2010 = contract f64[16] -> v28
+  // %2019 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5579,7 +5567,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2013 = pad f64[16,6] -> v34
+  // %2022 = pad f64[16,6] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5594,7 +5582,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v34[(i0 * 6 + 5) * L + l] = v28[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
     }
   }
-  // %1169 = reduce_sum f64[] -> v16
+  // %1171 = reduce_sum f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5609,7 +5597,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v16[l] = acc_v[l];
   }
-  // %1174 = reduce_sum f64[] -> v28
+  // %1176 = reduce_sum f64[] -> v28
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5624,12 +5612,12 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v28[l] = acc_v[l];
   }
-  // %1178 = reciprocal f64[] -> v16
+  // %1180 = reciprocal f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v16[l] = T(1) / std::sqrt((v28[l] * 0.0125f) + 1e-05f);
   }
-  // %1980 = mul f64[16,5] -> v2
+  // %1989 = mul f64[16,5] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5638,14 +5626,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1736 = contract f64[16] -> v28
+  // %1745 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = (v24[i0 * L + l] * T(h)) * v17[i0 * L + l];
     }
   }
-  // %1983 = contract f64[16] -> v10
+  // %1992 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5675,7 +5663,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1976 = contract f64[16] -> v35
+  // %1985 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5704,7 +5692,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1979 = pad f64[16,6] -> v36
+  // %1988 = pad f64[16,6] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5719,7 +5707,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v36[(i0 * 6 + 5) * L + l] = (v17[i0 * L + l] * (1.0f - v17[i0 * L + l])) * v35[i0 * L + l];
     }
   }
-  // %1065 = reduce_sum f64[] -> v35
+  // %1067 = reduce_sum f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5734,7 +5722,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v35[l] = acc_v[l];
   }
-  // %1070 = reduce_sum f64[] -> v25
+  // %1072 = reduce_sum f64[] -> v25
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5749,47 +5737,12 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v25[l] = acc_v[l];
   }
-  // %1074 = reciprocal f64[] -> v35
+  // %1076 = reciprocal f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v35[l] = T(1) / std::sqrt((v25[l] * 0.0125f) + 1e-05f);
   }
-  // %1216 = reduce_sum f64[] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v8[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc_v[l];
-  }
-  // %1221 = reduce_sum f64[] -> v25
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v8[i0 * L + l] - (v6[l] * 0.0125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v25[l] = acc_v[l];
-  }
-  // %1225 = reciprocal f64[] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = T(1) / std::sqrt((v25[l] * 0.0125f) + 1e-05f);
-  }
-  // %1957 = reduce_sum f64[16] -> v8
+  // %1966 = reduce_sum f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5799,15 +5752,15 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc_v[l] = acc_v[l] + ((v18[(i0 * 5 + i1) * L + l] * v3[(i0 * 5 + i1) * L + l]) +
-                               (v32[(i0 * 5 + i1) * L + l] * v23[(i0 * 5 + i1) * L + l]));
+                               (v31[(i0 * 5 + i1) * L + l] * v23[(i0 * 5 + i1) * L + l]));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc_v[l];
+      v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %1960 = pad f64[16,6] -> v37
+  // %1969 = pad f64[16,6] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5819,21 +5772,22 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 6 + 5) * L + l] = ((1.0f - v24[i0 * L + l]) * v24[i0 * L + l]) * v8[i0 * L + l];
+      v37[(i0 * 6 + 5) * L + l] = ((1.0f - v24[i0 * L + l]) * v24[i0 * L + l]) * v6[i0 * L + l];
     }
   }
-  // %1933 = contract f64[16,5] -> v8
+  // %2453 = add f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l] * v24[i0 * L + l];
+        v6[(i0 * 5 + i1) * L + l] = (v23[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) +
+                                    (v18[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]);
       }
     }
   }
-  // %1813 = contract f64[16,5] -> v25
-  // %1981 = contract f64[16,5] -> v38
-  // %1934 = contract f64[16,5] -> v39
+  // %1822 = contract f64[16,5] -> v25
+  // %1990 = contract f64[16,5] -> v38
+  // %2454 = contract f64[16,5] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5858,24 +5812,24 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
         acc4_v[l] =
             std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v33[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
         acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v2[(i0 * 5 + i1) * L + l],
                              acc5_v[l]);
-        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l],
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v6[(i0 * 5 + i1) * L + l],
                              acc9_v[l]);
         acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v33[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
         acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v2[(i0 * 5 + i1) * L + l],
                              acc6_v[l]);
-        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l],
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v6[(i0 * 5 + i1) * L + l],
                               acc10_v[l]);
         acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v33[(i0 * 5 + i1) * L + l],
                              acc3_v[l]);
         acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v2[(i0 * 5 + i1) * L + l],
                              acc7_v[l]);
-        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l],
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v6[(i0 * 5 + i1) * L + l],
                               acc11_v[l]);
       }
     }
@@ -5904,7 +5858,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
                              acc0_v[l]);
         acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v2[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v6[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
       }
     }
@@ -5915,14 +5869,48 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v39[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
     }
   }
-  // %1645 = contract f64[16] -> v2
+  // %1654 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = v24[i0 * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1937 = contract f64[16] -> v8
+  // %1938 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma((v23[(i0 * 20 + i1) * L + l] * v2[(i0 * 4) * L + l]) *
+                                 v29[(i0 * 20 + i1) * L + l],
+                             v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma((v23[(i0 * 20 + i1 + 5) * L + l] * v2[(i0 * 4 + 1) * L + l]) *
+                                 v29[(i0 * 20 + i1 + 5) * L + l],
+                             v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma((v23[(i0 * 20 + i1 + 10) * L + l] * v2[(i0 * 4 + 2) * L + l]) *
+                                 v29[(i0 * 20 + i1 + 10) * L + l],
+                             v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma((v23[(i0 * 20 + i1 + 15) * L + l] * v2[(i0 * 4 + 3) * L + l]) *
+                                 v29[(i0 * 20 + i1 + 15) * L + l],
+                             v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1946 = contract f64[16] -> v33
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5950,71 +5938,27 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1918 = contract f64[16,5] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v24[i0 * L + l];
-      }
-    }
-  }
-  // %1919 = contract f64[16,5] -> v40
+  // %2455 = add f64[16] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v33[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v33[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v33[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v40[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v40[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-      v40[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v33[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+      v2[i0 * L + l] = v6[i0 * L + l] + v33[i0 * L + l];
     }
   }
-  // %1638 = contract f64[16] -> v33
+  // %1647 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = (v17[i0 * L + l] * T(h)) * v24[i0 * L + l];
+      v6[i0 * L + l] = (v17[i0 * L + l] * T(h)) * v24[i0 * L + l];
     }
   }
-  // %1921 = contract f64[16] -> v17
+  // %1930 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6047,53 +5991,20 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1929 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma((v23[(i0 * 20 + i1) * L + l] * v2[(i0 * 4) * L + l]) *
-                                 v29[(i0 * 20 + i1) * L + l],
-                             v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma((v23[(i0 * 20 + i1 + 5) * L + l] * v2[(i0 * 4 + 1) * L + l]) *
-                                 v29[(i0 * 20 + i1 + 5) * L + l],
-                             v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma((v23[(i0 * 20 + i1 + 10) * L + l] * v2[(i0 * 4 + 2) * L + l]) *
-                                 v29[(i0 * 20 + i1 + 10) * L + l],
-                             v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma((v23[(i0 * 20 + i1 + 15) * L + l] * v2[(i0 * 4 + 3) * L + l]) *
-                                 v29[(i0 * 20 + i1 + 15) * L + l],
-                             v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1925 = contract f64[16,5] -> v2
+  // %2461 = add f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] =
-            (v29[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) * v3[(i0 * 5 + i1) * L + l];
+        v0[(i0 * 5 + i1) * L + l] =
+            ((v29[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) * v3[(i0 * 5 + i1) * L + l]) +
+            v15[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2018 = contract f64[16,5] -> v3
-  // %1987 = contract f64[16,5] -> v19
-  // %1926 = contract f64[16,5] -> v23
+  // %2027 = contract f64[16,5] -> v3
+  // %1996 = contract f64[16,5] -> v19
+  // %2462 = contract f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6118,25 +6029,25 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
         acc4_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v0[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v2[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v0[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v2[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v0[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v2[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v0[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6165,7 +6076,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v0[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6175,18 +6086,18 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v23[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2182 = sub f64[16,5] -> v2
+  // %2191 = sub f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] =
+        v0[(i0 * 5 + i1) * L + l] =
             (v25[(i0 * 5 + i1) * L + l] - (v13[(i0 * 5 + i1) * L + l] * v21[i0 * L + l])) -
             v3[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2308 = contract f64[16] -> v3
+  // %2317 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6198,13 +6109,13 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v0[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v0[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v0[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6215,42 +6126,42 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2312 = pad f64[16,6] -> v18
+  // %2321 = pad f64[16,6] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 6 + 5) * L + l] = 0.0f;
+      v15[(i0 * 6 + 5) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 6 + i1) * L + l] =
-            (v2[(i0 * 5 + i1) * L + l] - v3[i0 * L + l]) * v14[(i0 * 5 + i1) * L + l];
+        v15[(i0 * 6 + i1) * L + l] =
+            (v0[(i0 * 5 + i1) * L + l] - v3[i0 * L + l]) * v14[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2314 = reshape f64[96] -> v41
+  // %2323 = reshape f64[96] -> v18
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v18[i0 * L + l] + v34[i0 * L + l];
+      v18[i0 * L + l] = v15[i0 * L + l] + v34[i0 * L + l];
     }
   }
-  // %1989 = sub f64[16,5] -> v2
+  // %1998 = sub f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] =
+        v0[(i0 * 5 + i1) * L + l] =
             v38[(i0 * 5 + i1) * L + l] -
             (((v13[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]) * v10[i0 * L + l]) +
              v19[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1990 = contract f64[16] -> v28
+  // %1999 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6262,13 +6173,13 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v0[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v0[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v0[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6279,37 +6190,37 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1994 = pad f64[16,6] -> v18
+  // %2003 = pad f64[16,6] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 6 + 5) * L + l] = 0.0f;
+      v15[(i0 * 6 + 5) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 6 + i1) * L + l] =
-            (v2[(i0 * 5 + i1) * L + l] - v28[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
+        v15[(i0 * 6 + i1) * L + l] =
+            (v0[(i0 * 5 + i1) * L + l] - v28[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1996 = reshape f64[96] -> v34
+  // %2005 = reshape f64[96] -> v34
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v18[i0 * L + l] + v36[i0 * L + l];
+      v34[i0 * L + l] = v15[i0 * L + l] + v36[i0 * L + l];
     }
   }
-  // %1664 = contract f64[16] -> v28
+  // %1673 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = (v20[i0 * L + l] * (T(h) * 0.5f)) * v24[i0 * L + l];
     }
   }
-  // %1942 = contract f64[16] -> v24
+  // %1951 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6321,14 +6232,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l] * v22[(i0 * 20 + i1) * L + l],
-                             v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v32[(i0 * 20 + i1 + 5) * L + l] * v22[(i0 * 20 + i1 + 5) * L + l],
-                             v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v32[(i0 * 20 + i1 + 10) * L + l] * v22[(i0 * 20 + i1 + 10) * L + l],
-                             v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v32[(i0 * 20 + i1 + 15) * L + l] * v22[(i0 * 20 + i1 + 15) * L + l],
-                             v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l] * v22[(i0 * 20 + i1) * L + l],
+                             v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v31[(i0 * 20 + i1 + 5) * L + l] * v22[(i0 * 20 + i1 + 5) * L + l],
+                             v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v31[(i0 * 20 + i1 + 10) * L + l] * v22[(i0 * 20 + i1 + 10) * L + l],
+                             v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v31[(i0 * 20 + i1 + 15) * L + l] * v22[(i0 * 20 + i1 + 15) * L + l],
+                             v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6339,64 +6250,20 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2132 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2287 = sub f64[16,5] -> v3
+  // %2464 = sub f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] =
-            ((v39[(i0 * 5 + i1) * L + l] - (v13[(i0 * 5 + i1) * L + l] * v8[i0 * L + l])) +
-             ((v40[(i0 * 5 + i1) * L + l] -
-               ((v12[(i0 * 5 + i1) * L + l] * v33[i0 * L + l]) * v17[i0 * L + l])) -
-              ((v13[(i0 * 5 + i1) * L + l] * v0[i0 * L + l]) + v23[(i0 * 5 + i1) * L + l]))) -
-            (((v14[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]) * v24[i0 * L + l]) +
-             v2[(i0 * 5 + i1) * L + l]);
+        v0[(i0 * 5 + i1) * L + l] =
+            (((v39[(i0 * 5 + i1) * L + l] - (v13[(i0 * 5 + i1) * L + l] * v2[i0 * L + l])) -
+              ((v12[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) * v17[i0 * L + l])) -
+             v23[(i0 * 5 + i1) * L + l]) -
+            ((v14[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]) * v24[i0 * L + l]);
       }
     }
   }
-  // %2288 = contract f64[16] -> v17
+  // %2465 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6408,13 +6275,13 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v0[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v0[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v0[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6425,7 +6292,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2292 = pad f64[16,6] -> v12
+  // %2469 = pad f64[16,6] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6437,20 +6304,20 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 6 + i1) * L + l] =
-            (v3[(i0 * 5 + i1) * L + l] - v17[i0 * L + l]) * v13[(i0 * 5 + i1) * L + l];
+            (v0[(i0 * 5 + i1) * L + l] - v17[i0 * L + l]) * v13[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2294 = reshape f64[96] -> v13
+  // %2471 = reshape f64[96] -> v13
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v37[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %2315 = contract f64[80] -> v0
-  // %1997 = contract f64[80] -> v2
-  // %2295 = contract f64[80] -> v3
+  // %2324 = contract f64[80] -> v0
+  // %2006 = contract f64[80] -> v2
+  // %2472 = contract f64[80] -> v3
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6470,16 +6337,16 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 96; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v41[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v18[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v34[i1 * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v13[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v18[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v34[i1 * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v13[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v18[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v34[i1 * L + l], acc6_v[l]);
         acc10_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v13[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v18[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v34[i1 * L + l], acc7_v[l]);
         acc11_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v13[i1 * L + l], acc11_v[l]);
       }
@@ -6500,14 +6367,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v3[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %2316 = mul f64[80] -> v8
+  // %2325 = mul f64[80] -> v6
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v0[i0 * L + l] * proj_norm_gain[i0];
+      v6[i0 * L + l] = v0[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %2317 = reduce_sum f64[] -> v17
+  // %2326 = reduce_sum f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6515,14 +6382,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v8[i0 * L + l];
+      acc_v[l] = acc_v[l] + v6[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v17[l] = acc_v[l];
   }
-  // %2321 = contract f64[] -> v24
+  // %2330 = contract f64[] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6530,29 +6397,29 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v6[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v24[l] = acc0_v[l];
   }
-  // %2326 = mul f64[80] -> v10
+  // %2335 = mul f64[80] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] =
-          ((v8[i0 * L + l] - (v17[l] * 0.0125f)) - (v5[i0 * L + l] * (v24[l] * 0.0125f))) * v16[l];
+          ((v6[i0 * L + l] - (v17[l] * 0.0125f)) - (v5[i0 * L + l] * (v24[l] * 0.0125f))) * v16[l];
     }
   }
-  // %1998 = mul f64[80] -> v8
+  // %2007 = mul f64[80] -> v6
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v2[i0 * L + l] * proj_norm_gain[i0];
+      v6[i0 * L + l] = v2[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %1999 = reduce_sum f64[] -> v16
+  // %2008 = reduce_sum f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6560,14 +6427,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v8[i0 * L + l];
+      acc_v[l] = acc_v[l] + v6[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v16[l] = acc_v[l];
   }
-  // %2003 = contract f64[] -> v17
+  // %2012 = contract f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6575,29 +6442,59 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v6[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v17[l] = acc0_v[l];
   }
-  // %2008 = mul f64[80] -> v19
+  // %2017 = mul f64[80] -> v19
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] =
-          ((v8[i0 * L + l] - (v16[l] * 0.0125f)) - (v1[i0 * L + l] * (v17[l] * 0.0125f))) * v35[l];
+          ((v6[i0 * L + l] - (v16[l] * 0.0125f)) - (v1[i0 * L + l] * (v17[l] * 0.0125f))) * v35[l];
     }
   }
-  // %2296 = mul f64[80] -> v8
+  // %2473 = mul f64[80] -> v6
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v3[i0 * L + l] * proj_norm_gain[i0];
+      v6[i0 * L + l] = v3[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %2297 = reduce_sum f64[] -> v16
+  // %2474 = reduce_sum f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v6[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc_v[l];
+  }
+  // %2478 = contract f64[] -> v17
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v6[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v17[l] = acc0_v[l];
+  }
+  // %1218 = reduce_sum f64[] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6610,32 +6507,37 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc_v[l];
+    v24[l] = acc_v[l];
   }
-  // %2301 = contract f64[] -> v17
+  // %1223 = reduce_sum f64[] -> v28
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
+    acc_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc_v[l] = acc_v[l] + square(v8[i0 * L + l] - (v24[l] * 0.0125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v17[l] = acc0_v[l];
+    v28[l] = acc_v[l];
   }
-  // %2306 = mul f64[80] -> v20
+  // %1227 = reciprocal f64[] -> v24
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[l] = T(1) / std::sqrt((v28[l] * 0.0125f) + 1e-05f);
+  }
+  // %2483 = mul f64[80] -> v8
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] =
-          v6[l] * ((v8[i0 * L + l] - (v16[l] * 0.0125f)) - (v4[i0 * L + l] * (v17[l] * 0.0125f)));
+      v8[i0 * L + l] =
+          ((v6[i0 * L + l] - (v16[l] * 0.0125f)) - ((v17[l] * 0.0125f) * v4[i0 * L + l])) * v24[l];
     }
   }
-  // %2329 = add f64[80,69] -> d.proj.weight
+  // %2485 = add f64[80,69] -> d.proj.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -6644,79 +6546,119 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = ((u_stages[(i1 + 69) * L + l] * v10[i0 * L + l]) +
                     (v19[i0 * L + l] * u_stages[(i1 + 504) * L + l])) +
-                   (v20[i0 * L + l] * u_stages[(i1 + 214) * L + l]);
+                   (v8[i0 * L + l] * u_stages[(i1 + 214) * L + l]);
         }
         theta_bar_proj_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2331 = add f64[80] -> d.proj.bias
+  // %2486 = add f64[80] -> d.proj.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v19[i0 * L + l] + v10[i0 * L + l]) + v20[i0 * L + l];
+        sum[l] = v8[i0 * L + l] + (v19[i0 * L + l] + v10[i0 * L + l]);
       }
       theta_bar_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2335 = add f64[80] -> d.proj_norm.gain
+  // %2488 = add f64[80] -> d.proj_norm.gain
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v3[i0 * L + l] * v4[i0 * L + l]) +
-                 ((v0[i0 * L + l] * v5[i0 * L + l]) + (v2[i0 * L + l] * v1[i0 * L + l]));
+        sum[l] = ((v0[i0 * L + l] * v5[i0 * L + l]) + (v2[i0 * L + l] * v1[i0 * L + l])) +
+                 (v3[i0 * L + l] * v4[i0 * L + l]);
       }
       theta_bar_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2337 = add f64[80] -> d.proj_norm.bias
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
+  // %2492 = add f64[96] -> v12
+  for (int64_t i0 = 0; i0 < 96; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v18[i0 * L + l] + (v34[i0 * L + l] + v13[i0 * L + l]);
+    }
+  }
+  // %2493 = contract f64[80] -> d.proj_norm.bias
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 96; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v12[i1 * L + l], acc3_v[l]);
+      }
+    }
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v3[i0 * L + l] + (v2[i0 * L + l] + v0[i0 * L + l]);
+        sum[l] = acc0_v[l];
       }
-      theta_bar_proj_norm_bias[i0] += lane_sum<L>(sum);
+      theta_bar_proj_norm_bias[i0 * 4] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc1_v[l];
+      }
+      theta_bar_proj_norm_bias[i0 * 4 + 1] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc2_v[l];
+      }
+      theta_bar_proj_norm_bias[i0 * 4 + 2] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc3_v[l];
+      }
+      theta_bar_proj_norm_bias[i0 * 4 + 3] += lane_sum<L>(sum);
     }
   }
-  // %2341 = add f64[96,80] -> d.kb.weight
+  // %2495 = add f64[96,80] -> d.kb.weight
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v7[i1 * L + l] * v34[i0 * L + l]) + (v41[i0 * L + l] * v11[i1 * L + l])) +
+          sum[l] = ((v7[i1 * L + l] * v34[i0 * L + l]) + (v18[i0 * L + l] * v11[i1 * L + l])) +
                    (v9[i1 * L + l] * v13[i0 * L + l]);
         }
         theta_bar_kb_weight[i0 * 80 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2343 = add f64[96] -> d.kb.bias
+  // %2496 = add f64[96] -> d.kb.bias
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v13[i0 * L + l] + (v41[i0 * L + l] + v34[i0 * L + l]);
+        sum[l] = (v18[i0 * L + l] + v34[i0 * L + l]) + v13[i0 * L + l];
       }
       theta_bar_kb_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2348 = reshape f64[80] -> v0
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v30[i0 * L + l] + v15[i0 * L + l];
-    }
-  }
-  // %2350 = add f64[80,69] -> d.values.weight
+  // %2359 = add f64[80,69] -> d.values.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -6725,25 +6667,25 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = ((u_stages[(i1 + 435) * L + l] * v27[i0 * L + l]) +
                     (u_stages[i1 * L + l] * v26[i0 * L + l])) +
-                   (u_stages[(i1 + 145) * L + l] * v0[i0 * L + l]);
+                   (u_stages[(i1 + 145) * L + l] * v32[i0 * L + l]);
         }
         theta_bar_values_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2352 = add f64[80] -> d.values.bias
+  // %2361 = add f64[80] -> d.values.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v26[i0 * L + l] + v27[i0 * L + l]) + v0[i0 * L + l];
+        sum[l] = (v26[i0 * L + l] + v27[i0 * L + l]) + v32[i0 * L + l];
       }
       theta_bar_values_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_stages_bar) {
-    // %2353 = contract f64[69] -> d.dx@0
+    // %2362 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6783,7 +6725,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %2070 = contract f64[69] -> d.x@0
+    // %2079 = contract f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6823,7 +6765,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
-    // %2354 = contract f64[69] -> d.dx@1
+    // %2497 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6835,10 +6777,10 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6856,14 +6798,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v8[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[282 * L + l] += acc0_v[l];
     }
-    // %2355 = contract f64[69] -> d.x@1
+    // %2364 = contract f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6875,10 +6817,10 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v0[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v0[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v0[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v0[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69], v32[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 1], v32[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 2], v32[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(values_weight[i0 * 4 + i1 * 69 + 3], v32[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6896,14 +6838,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(values_weight[i0 * 69 + 68], v0[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(values_weight[i0 * 69 + 68], v32[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[213 * L + l] += acc0_v[l];
     }
-    // %2073 = contract f64[69] -> d.dx@2
+    // %2082 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6943,7 +6885,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[572 * L + l] += acc0_v[l];
     }
-    // %2356 = contract f64[69] -> d.x@2
+    // %2365 = contract f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7050,31 +6992,29 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
   T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43200);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46272);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46784);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49344);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51904);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54464);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57024);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59584);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62144);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64704);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67264);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69824);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72384);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74944);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77504);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77568);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80640);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83200);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83712);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86272);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88832);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91392);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93952);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97024);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100096);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102656);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43712);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44224);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44736);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47808);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50368);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52928);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55488);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58048);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60608);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63168);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65728);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68288);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70848);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73408);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75968);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76032);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79104);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81664);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82176);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84736);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87296);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89856);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92928);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -7097,10 +7037,10 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i = 0; i < 19136; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_sepsis_code.field.adjoint.step.rk4: 440 nodes
-  // %1010 = contract f64[80] -> v0
-  // %976 = contract f64[80] -> v1
-  // %946 = contract f64[80] -> v2
+  // fwp_delta_cde_sepsis_code.field.adjoint.step.rk4: 432 nodes
+  // %948 = contract f64[80] -> v0
+  // %1012 = contract f64[80] -> v1
+  // %978 = contract f64[80] -> v2
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7120,24 +7060,24 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[(i1 + 435) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[(i1 + 145) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[i1 * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 435) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[(i1 + 435) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(values_weight[i0 * 276 + i1], u_stages[(i1 + 145) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[i1 * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 145) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[i1 * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 435) * L + l], acc2_v[l]);
+            std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 435) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(values_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 145) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[i1 * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 145) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[i1 * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 435) * L + l], acc3_v[l]);
+            std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 435) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(values_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 145) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[i1 * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 145) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[i1 * L + l], acc11_v[l]);
+            std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 435) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(values_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 145) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7156,16 +7096,16 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %978 = reshape f64[16,5] -> v3
+  // %980 = reshape f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = values_bias[i0] + v1[i0 * L + l];
+      v3[i0 * L + l] = values_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %962 = contract f64[80] -> v1
-  // %932 = contract f64[80] -> v4
-  // %996 = contract f64[80] -> v5
+  // %934 = contract f64[80] -> v2
+  // %964 = contract f64[80] -> v4
+  // %998 = contract f64[80] -> v5
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7185,35 +7125,35 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 214) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 214) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 504) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 214) * L + l], acc1_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 214) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 504) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 214) * L + l], acc2_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 214) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 504) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 214) * L + l], acc3_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
+            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 214) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 504) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v4[(i0 * 4) * L + l] = acc4_v[l];
       v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -7224,14 +7164,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %963 = add f64[80] -> v6
+  // %935 = add f64[80] -> v6
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = proj_bias[i0] + v1[i0 * L + l];
+      v6[i0 * L + l] = proj_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %964 = layernorm f64[80] -> v1
+  // %936 = layernorm f64[80] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7264,24 +7204,24 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v6[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (v6[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %966 = add f64[80] -> v7
+  // %938 = add f64[80] -> v7
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (v1[i0 * L + l] * proj_norm_gain[i0]) + proj_norm_bias[i0];
+      v7[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %933 = add f64[80] -> v8
+  // %965 = add f64[80] -> v8
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = proj_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %934 = layernorm f64[80] -> v4
+  // %966 = layernorm f64[80] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7317,21 +7257,21 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v4[i0 * L + l] = (v8[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %936 = add f64[80] -> v9
+  // %968 = add f64[80] -> v9
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v4[i0 * L + l]);
+      v9[i0 * L + l] = (v4[i0 * L + l] * proj_norm_gain[i0]) + proj_norm_bias[i0];
     }
   }
-  // %997 = add f64[80] -> v10
+  // %999 = add f64[80] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = proj_bias[i0] + v5[i0 * L + l];
     }
   }
-  // %998 = layernorm f64[80] -> v5
+  // %1000 = layernorm f64[80] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7367,16 +7307,16 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v5[i0 * L + l] = (v10[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1000 = add f64[80] -> v11
+  // %1002 = add f64[80] -> v11
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (v5[i0 * L + l] * proj_norm_gain[i0]) + proj_norm_bias[i0];
     }
   }
-  // %967 = contract f64[96] -> v12
-  // %937 = contract f64[96] -> v13
-  // %1001 = contract f64[96] -> v14
+  // %939 = contract f64[96] -> v12
+  // %969 = contract f64[96] -> v13
+  // %1003 = contract f64[96] -> v14
   for (int64_t i0 = 0; i0 < 24; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7426,14 +7366,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %969 = reshape f64[16,6] -> v15
+  // %941 = reshape f64[16,6] -> v15
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = kb_bias[i0] + v12[i0 * L + l];
+      v15[i0 * L + l] = v12[i0 * L + l] + kb_bias[i0];
     }
   }
-  // %971 = softmax f64[16,5] -> v12
+  // %943 = softmax f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7465,67 +7405,21 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %939 = reshape f64[16,6] -> v17
-  for (int64_t i0 = 0; i0 < 96; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v13[i0 * L + l] + kb_bias[i0];
-    }
-  }
-  // %941 = softmax f64[16,5] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v17[(i0 * 6 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 6 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[i1 * L + l] = vm::exp(v17[(i0 * 6 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 6 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %943 = sigmoid f64[16,1] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = sigmoid(v17[(i0 * 6 + 5) * L + l]);
-    }
-  }
-  // %973 = sigmoid f64[16,1] -> v17
+  // %945 = sigmoid f64[16,1] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = sigmoid(v15[(i0 * 6 + 5) * L + l]);
     }
   }
-  // %1003 = reshape f64[16,6] -> v15
+  // %971 = reshape f64[16,6] -> v15
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = kb_bias[i0] + v14[i0 * L + l];
+      v15[i0 * L + l] = kb_bias[i0] + v13[i0 * L + l];
     }
   }
-  // %1005 = softmax f64[16,5] -> v14
+  // %973 = softmax f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7553,13 +7447,95 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1273 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %975 = sigmoid f64[16,1] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = sigmoid(v15[(i0 * 6 + 5) * L + l]);
+    }
+  }
+  // %1274 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v18[i0 * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %1005 = reshape f64[16,6] -> v20
+  for (int64_t i0 = 0; i0 < 96; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = kb_bias[i0] + v14[i0 * L + l];
+    }
+  }
+  // %1007 = softmax f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v20[(i0 * 6 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 6 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[i1 * L + l] = vm::exp(v20[(i0 * 6 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 6 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
         v14[(i0 * 5 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1258 = contract f64[16,5] -> v19
-  // %949 = contract f64[16,5] -> v20
-  // %1301 = contract f64[16,5] -> v21
+  // %951 = contract f64[16,5] -> v21
+  // %1260 = contract f64[16,5] -> v22
+  // %1303 = contract f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7604,18 +7580,18 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v20[(i0 * 5) * L + l] = acc4_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v21[(i0 * 5) * L + l] = acc8_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v21[(i0 * 5) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 5) * L + l] = acc4_v[l];
+      v22[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v22[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v22[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v23[(i0 * 5) * L + l] = acc8_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -7633,19 +7609,29 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v22[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v23[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %951 = tanh f64[16,5] -> v22
+  // %953 = tanh f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = vm::tanh((values_bias[i0] + v2[i0 * L + l]) - v20[i0 * L + l]);
+      v24[i0 * L + l] = vm::tanh((values_bias[i0] + v0[i0 * L + l]) - v21[i0 * L + l]);
     }
   }
-  // %1298 = contract f64[16] -> v2
+  // %1320 = contract f64[16,5] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 5 + i1) * L + l] =
+            v24[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %1300 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7657,60 +7643,50 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1299 = contract f64[16] -> v20
+  // %1301 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v2[i0 * L + l] * (v17[i0 * L + l] * T(h));
+      v21[i0 * L + l] = v18[i0 * L + l] * (v19[i0 * L + l] * T(h));
     }
   }
-  // %1007 = sigmoid f64[16,1] -> v2
+  // %1009 = sigmoid f64[16,1] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v15[(i0 * 6 + 5) * L + l]);
+      v18[i0 * L + l] = sigmoid(v20[(i0 * 6 + 5) * L + l]);
     }
   }
-  // %1325 = contract f64[16,5] -> v15
+  // %1327 = contract f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            v14[(i0 * 5 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.16666667f));
+        v20[(i0 * 5 + i1) * L + l] =
+            v14[(i0 * 5 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1318 = contract f64[16,5] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] =
-            v22[(i0 * 5 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %3113 = contract f64[16,5] -> v24
-  // %2441 = contract f64[16,5] -> v25
-  // %3153 = contract f64[16,5] -> v26
+  // %3170 = contract f64[16,5] -> v25
+  // %2498 = contract f64[16,5] -> v26
+  // %3210 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7730,258 +7706,24 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 5) * L + l] = acc0_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v25[(i0 * 5) * L + l] = acc4_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v26[(i0 * 5) * L + l] = acc8_v[l];
-      v26[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v26[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v26[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v26[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %1135 = sub f64[16,5] -> v27
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = 1.0f - square(v22[i0 * L + l]);
-    }
-  }
-  // %3105 = contract f64[16,5] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 5 + i1) * L + l] = v25[(i0 * 5 + i1) * L + l] * v27[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %3779 = contract f64[16,5] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 5 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.33333334f));
-      }
-    }
-  }
-  // %3171 = contract f64[16,5] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] =
-            (v25[(i0 * 5 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f))) *
-            v27[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1169 = reduce_sum f64[] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v8[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc_v[l];
-  }
-  // %1174 = reduce_sum f64[] -> v31
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v8[i0 * L + l] - (v16[l] * 0.0125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
-  }
-  // %1178 = reciprocal f64[] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = T(1) / std::sqrt((v31[l] * 0.0125f) + 1e-05f);
-  }
-  // %3184 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3585 = pad f64[16,6] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 6 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 6 + 5) * L + l] = v8[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
-    }
-  }
-  // %952 = mul f64[16,5] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v18[i0 * L + l] * v22[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2452 = contract f64[16,5] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 5) * L + l] = acc0_v[l];
-      v33[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2443 = mul f64[16,5] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] =
-            (v18[i0 * L + l] * v25[(i0 * 5 + i1) * L + l]) * v27[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2857 = contract f64[16,5] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7990,221 +7732,74 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 5) * L + l] = acc4_v[l];
+      v26[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v26[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v26[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v27[(i0 * 5) * L + l] = acc8_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v26[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2859 = sub f64[16,5] -> v27
+  // %1137 = sub f64[16,5] -> v28
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v33[i0 * L + l] - v25[i0 * L + l];
+      v28[i0 * L + l] = 1.0f - square(v24[i0 * L + l]);
     }
   }
-  // %1255 = contract f64[16] -> v25
-  // %3191 = contract f64[16] -> v33
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v33[(i0 * 4) * L + l] = acc4_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %1256 = contract f64[16] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v25[i0 * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %1330 = tanh f64[16,5] -> v25
+  // %3162 = contract f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v3[(i0 * 5 + i1) * L + l] -
-                     (v19[(i0 * 5 + i1) * L + l] + (v22[(i0 * 5 + i1) * L + l] * v34[i0 * L + l])));
+        v29[(i0 * 5 + i1) * L + l] = v26[(i0 * 5 + i1) * L + l] * v28[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1358 = contract f64[16,5] -> v35
+  // %3836 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 5 + i1) * L + l] =
-            v25[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.33333334f));
+        v30[(i0 * 5 + i1) * L + l] =
+            v13[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.33333334f));
       }
     }
   }
-  // %1907 = sub f64[16,5] -> v36
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = 1.0f - square(v25[i0 * L + l]);
-    }
-  }
-  // %3784 = add f64[16,5] -> v37
+  // %3228 = contract f64[16,5] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 5 + i1) * L + l] =
-            (v28[(i0 * 5 + i1) * L + l] * v34[i0 * L + l]) + v24[(i0 * 5 + i1) * L + l];
+        v31[(i0 * 5 + i1) * L + l] =
+            (v26[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.16666667f))) *
+            v28[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4048 = contract f64[16,5] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 5 + i1) * L + l] = v36[(i0 * 5 + i1) * L + l] * v37[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %3588 = pad f64[16,6] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 6 + 5) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 6 + i1) * L + l] =
-            v13[(i0 * 5 + i1) * L + l] * (v27[(i0 * 5 + i1) * L + l] - v33[i0 * L + l]);
-      }
-    }
-  }
-  // %3590 = reshape f64[96] -> v40
-  for (int64_t i0 = 0; i0 < 96; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v32[i0 * L + l] + v39[i0 * L + l];
-    }
-  }
-  // %3591 = contract f64[80] -> v27
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 96; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v40[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3592 = mul f64[80] -> v33
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v27[i0 * L + l] * proj_norm_gain[i0];
-    }
-  }
-  // %3593 = reduce_sum f64[] -> v31
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v33[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
-  }
-  // %3597 = contract f64[] -> v34
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v33[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc0_v[l];
-  }
-  // %3601 = sub f64[80] -> v32
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] =
-          (v33[i0 * L + l] - (v31[l] * 0.0125f)) - ((v34[l] * 0.0125f) * v4[i0 * L + l]);
-    }
-  }
-  // %1216 = reduce_sum f64[] -> v31
+  // %1171 = reduce_sum f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8217,9 +7812,9 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
+    v16[l] = acc_v[l];
   }
-  // %1221 = reduce_sum f64[] -> v34
+  // %1176 = reduce_sum f64[] -> v32
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8227,26 +7822,19 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v6[i0 * L + l] - (v31[l] * 0.0125f));
+      acc_v[l] = acc_v[l] + square(v6[i0 * L + l] - (v16[l] * 0.0125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc_v[l];
+    v32[l] = acc_v[l];
   }
-  // %1225 = reciprocal f64[] -> v31
+  // %1180 = reciprocal f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v31[l] = T(1) / std::sqrt((v34[l] * 0.0125f) + 1e-05f);
+    v16[l] = T(1) / std::sqrt((v32[l] * 0.0125f) + 1e-05f);
   }
-  // %1203 = mul f64[16,1] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = (1.0f - v17[i0 * L + l]) * v17[i0 * L + l];
-    }
-  }
-  // %4063 = contract f64[16] -> v6
+  // %3241 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8258,13 +7846,13 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v37[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v37[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v37[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v37[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8275,31 +7863,31 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4066 = pad f64[16,6] -> v39
+  // %3642 = pad f64[16,6] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 6 + i1) * L + l] = 0.0f;
+        v33[(i0 * 6 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 6 + 5) * L + l] = v34[i0 * L + l] * v6[i0 * L + l];
+      v33[(i0 * 6 + 5) * L + l] = v6[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
     }
   }
-  // %1933 = contract f64[16,5] -> v6
+  // %954 = mul f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v25[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
+        v6[(i0 * 5 + i1) * L + l] = v17[i0 * L + l] * v24[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %3610 = contract f64[16,5] -> v33
+  // %2509 = contract f64[16,5] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8322,10 +7910,10 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 5) * L + l] = acc0_v[l];
-      v33[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 5) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -8337,64 +7925,20 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1664 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v18[i0 * L + l] * (T(h) * 0.5f)) * v17[i0 * L + l];
-    }
-  }
-  // %1665 = contract f64[16,5] -> v41
+  // %2500 = mul f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+        v6[(i0 * 5 + i1) * L + l] =
+            (v17[i0 * L + l] * v26[(i0 * 5 + i1) * L + l]) * v28[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %3608 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4070 = contract f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v38[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
-      }
-    }
-  }
-  // %4071 = contract f64[16,5] -> v28
+  // %2914 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8418,10 +7962,10 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 5) * L + l] = acc0_v[l];
-      v28[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 5) * L + l] = acc0_v[l];
+      v26[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -8433,55 +7977,18 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4068 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %2916 = sub f64[16,5] -> v28
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v36[(i0 * 20 + i1) * L + l],
-                             v22[(i0 * 20 + i1) * L + l] * v37[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v36[(i0 * 20 + i1 + 5) * L + l],
-                     v22[(i0 * 20 + i1 + 5) * L + l] * v37[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v36[(i0 * 20 + i1 + 10) * L + l],
-                             v22[(i0 * 20 + i1 + 10) * L + l] * v37[(i0 * 20 + i1 + 10) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(v36[(i0 * 20 + i1 + 15) * L + l],
-                             v22[(i0 * 20 + i1 + 15) * L + l] * v37[(i0 * 20 + i1 + 15) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[i0 * L + l] = v34[i0 * L + l] - v26[i0 * L + l];
     }
   }
-  // %4073 = sub f64[16,5] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] =
-            (v33[(i0 * 5 + i1) * L + l] + (v41[(i0 * 5 + i1) * L + l] * v18[i0 * L + l])) -
-            (v28[(i0 * 5 + i1) * L + l] + (v41[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]));
-      }
-    }
-  }
-  // %1271 = contract f64[16] -> v18
-  // %4074 = contract f64[16] -> v6
+  // %1257 = contract f64[16] -> v26
+  // %3248 = contract f64[16] -> v34
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8497,152 +8004,189 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v6[(i0 * 4) * L + l] = acc4_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc4_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1272 = contract f64[16] -> v28
+  // %1258 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v18[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f));
+      v35[i0 * L + l] = v26[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1336 = tanh f64[16,5] -> v33
+  // %1332 = tanh f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 5 + i1) * L + l] =
+        v26[(i0 * 5 + i1) * L + l] =
             vm::tanh(v3[(i0 * 5 + i1) * L + l] -
-                     (v19[(i0 * 5 + i1) * L + l] + (v25[(i0 * 5 + i1) * L + l] * v28[i0 * L + l])));
+                     (v22[(i0 * 5 + i1) * L + l] + (v24[(i0 * 5 + i1) * L + l] * v35[i0 * L + l])));
       }
     }
   }
-  // %1344 = tanh f64[16,5] -> v3
+  // %1338 = tanh f64[16,5] -> v36
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v36[(i0 * 5 + i1) * L + l] =
+            vm::tanh(v3[(i0 * 5 + i1) * L + l] -
+                     (v22[(i0 * 5 + i1) * L + l] + (v26[(i0 * 5 + i1) * L + l] * v15[i0 * L + l])));
+      }
+    }
+  }
+  // %1346 = tanh f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3[(i0 * 5 + i1) * L + l] =
-            vm::tanh((values_bias[i0 * 5 + i1] + v0[(i0 * 5 + i1) * L + l]) -
-                     ((v33[(i0 * 5 + i1) * L + l] * v20[i0 * L + l]) + v21[(i0 * 5 + i1) * L + l]));
+            vm::tanh((values_bias[i0 * 5 + i1] + v1[(i0 * 5 + i1) * L + l]) -
+                     ((v36[(i0 * 5 + i1) * L + l] * v21[i0 * L + l]) + v23[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %1356 = contract f64[16,5] -> v0
+  // %1366 = add f64[16,5] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 5 + i1) * L + l] =
-            v33[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.33333334f));
+        v1[(i0 * 5 + i1) * L + l] =
+            (v36[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.33333334f))) +
+            (v26[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.33333334f)));
       }
     }
   }
-  // %1363 = add f64[16,5,5] -> W
+  // %1372 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v3[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l]) +
-               (((v0[(i0 * 5 + i1) * L + l] * v12[(i0 * 5 + i2) * L + l]) +
-                 (v13[(i0 * 5 + i2) * L + l] * v23[(i0 * 5 + i1) * L + l])) +
-                (v35[(i0 * 5 + i1) * L + l] * v12[(i0 * 5 + i2) * L + l]))) +
+              ((v12[(i0 * 5 + i2) * L + l] * v0[(i0 * 5 + i1) * L + l]) +
+               ((v3[(i0 * 5 + i1) * L + l] * v20[(i0 * 5 + i2) * L + l]) +
+                (v1[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l]))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %4052 = add f64[16,5] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 5 + i1) * L + l] =
-            v24[(i0 * 5 + i1) * L + l] + (v38[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]);
-      }
-    }
-  }
-  // %1894 = sub f64[16,5] -> v19
+  // %1916 = sub f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = 1.0f - square(v33[i0 * L + l]);
+      v0[i0 * L + l] = 1.0f - square(v26[i0 * L + l]);
     }
   }
-  // %4053 = contract f64[16,5] -> v21
+  // %3841 = add f64[16,5] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] = v0[(i0 * 5 + i1) * L + l] * v19[(i0 * 5 + i1) * L + l];
+        v1[(i0 * 5 + i1) * L + l] =
+            (v29[(i0 * 5 + i1) * L + l] * v35[i0 * L + l]) + v25[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4058 = add f64[16,5] -> v23
+  // %4105 = contract f64[16,5] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 5 + i1) * L + l] = v0[(i0 * 5 + i1) * L + l] * v1[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %4109 = add f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 5 + i1) * L + l] =
-            (v21[(i0 * 5 + i1) * L + l] * v20[i0 * L + l]) + v26[(i0 * 5 + i1) * L + l];
+            v25[(i0 * 5 + i1) * L + l] + (v22[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]);
       }
     }
   }
-  // %1889 = sub f64[16,5] -> v20
+  // %1903 = sub f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = 1.0f - square(v3[i0 * L + l]);
+      v25[i0 * L + l] = 1.0f - square(v36[i0 * L + l]);
     }
   }
-  // %4059 = contract f64[16,5] -> v24
+  // %4110 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l] * v20[(i0 * 5 + i1) * L + l];
+        v15[(i0 * 5 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l] * v25[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4054 = contract f64[16,5] -> v26
+  // %4115 = add f64[16,5] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 5 + i1) * L + l] =
-            v21[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.33333334f));
+        v37[(i0 * 5 + i1) * L + l] =
+            (v15[(i0 * 5 + i1) * L + l] * v21[i0 * L + l]) + v27[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4062 = add f64[16,5,5] -> a.W
+  // %1898 = sub f64[16,5] -> v21
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = 1.0f - square(v3[i0 * L + l]);
+    }
+  }
+  // %4116 = contract f64[16,5] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 5 + i1) * L + l] = v37[(i0 * 5 + i1) * L + l] * v21[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %4111 = contract f64[16,5] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 5 + i1) * L + l] =
+            v15[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.33333334f));
+      }
+    }
+  }
+  // %4119 = add f64[16,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -8650,38 +8194,38 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
               a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              ((v24[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l]) +
-               ((v26[(i0 * 5 + i1) * L + l] * v12[(i0 * 5 + i2) * L + l]) +
-                ((v38[(i0 * 5 + i1) * L + l] * v29[(i0 * 5 + i2) * L + l]) +
-                 (v30[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l]))));
+              ((v27[(i0 * 5 + i1) * L + l] * v20[(i0 * 5 + i2) * L + l]) +
+               ((v38[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l]) +
+                ((v22[(i0 * 5 + i1) * L + l] * v30[(i0 * 5 + i2) * L + l]) +
+                 (v31[(i0 * 5 + i1) * L + l] * v12[(i0 * 5 + i2) * L + l]))));
         }
       }
     }
   }
-  // %4078 = pad f64[16,6] -> v13
+  // %3645 = pad f64[16,6] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 6 + 5) * L + l] = 0.0f;
+      v20[(i0 * 6 + 5) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 6 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]);
+        v20[(i0 * 6 + i1) * L + l] =
+            v12[(i0 * 5 + i1) * L + l] * (v28[(i0 * 5 + i1) * L + l] - v34[i0 * L + l]);
       }
     }
   }
-  // %4080 = reshape f64[96] -> v15
+  // %3647 = reshape f64[96] -> v39
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v39[i0 * L + l] + v13[i0 * L + l];
+      v39[i0 * L + l] = v33[i0 * L + l] + v20[i0 * L + l];
     }
   }
-  // %4081 = contract f64[80] -> v6
+  // %3648 = contract f64[80] -> v28
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8693,28 +8237,28 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 96; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v39[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4082 = mul f64[80] -> v22
+  // %3649 = mul f64[80] -> v30
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v6[i0 * L + l] * proj_norm_gain[i0];
+      v30[i0 * L + l] = v28[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %4083 = reduce_sum f64[] -> v18
+  // %3650 = reduce_sum f64[] -> v32
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8722,14 +8266,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v22[i0 * L + l];
+      acc_v[l] = acc_v[l] + v30[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc_v[l];
+    v32[l] = acc_v[l];
   }
-  // %4087 = contract f64[] -> v26
+  // %3654 = contract f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8737,22 +8281,114 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v30[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v26[l] = acc0_v[l];
+    v35[l] = acc0_v[l];
   }
-  // %4091 = sub f64[80] -> v28
+  // %3658 = sub f64[80] -> v31
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] =
-          (v22[i0 * L + l] - (v18[l] * 0.0125f)) - ((v26[l] * 0.0125f) * v1[i0 * L + l]);
+      v31[i0 * L + l] =
+          (v30[i0 * L + l] - (v32[l] * 0.0125f)) - ((v35[l] * 0.0125f) * v2[i0 * L + l]);
     }
   }
-  // %4094 = contract f64[16] -> v18
+  // %1218 = reduce_sum f64[] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v8[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[l] = acc_v[l];
+  }
+  // %1223 = reduce_sum f64[] -> v35
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v8[i0 * L + l] - (v32[l] * 0.0125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v35[l] = acc_v[l];
+  }
+  // %1227 = reciprocal f64[] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[l] = T(1) / std::sqrt((v35[l] * 0.0125f) + 1e-05f);
+  }
+  // %1942 = contract f64[16,5] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = v26[(i0 * 5 + i1) * L + l] * v19[i0 * L + l];
+      }
+    }
+  }
+  // %3667 = contract f64[16,5] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 5) * L + l] = acc0_v[l];
+      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1673 = contract f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = (v17[i0 * L + l] * (T(h) * 0.5f)) * v19[i0 * L + l];
+    }
+  }
+  // %3665 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8764,46 +8400,24 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 20 + i1) * L + l], v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 5) * L + l], v0[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 10) * L + l], v0[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 15) * L + l], v0[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4097 = pad f64[16,6] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 6 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 6 + 5) * L + l] = v34[i0 * L + l] * v18[i0 * L + l];
-    }
-  }
-  // %1645 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v17[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %4098 = contract f64[16] -> v34
+  // %4125 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8815,40 +8429,44 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v38[(i0 * 20 + i1) * L + l], v33[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[(i0 * 20 + i1) * L + l],
+                             v24[(i0 * 20 + i1) * L + l] * v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v38[(i0 * 20 + i1 + 5) * L + l], v33[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v0[(i0 * 20 + i1 + 5) * L + l],
+                     v24[(i0 * 20 + i1 + 5) * L + l] * v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v38[(i0 * 20 + i1 + 10) * L + l], v33[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v0[(i0 * 20 + i1 + 10) * L + l],
+                     v24[(i0 * 20 + i1 + 10) * L + l] * v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v38[(i0 * 20 + i1 + 15) * L + l], v33[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v0[(i0 * 20 + i1 + 15) * L + l],
+                     v24[(i0 * 20 + i1 + 15) * L + l] * v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4099 = contract f64[16] -> v22
+  // %4468 = sub f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v18[i0 * L + l] * v34[i0 * L + l];
+      v24[i0 * L + l] = v17[i0 * L + l] - v8[i0 * L + l];
     }
   }
-  // %1918 = contract f64[16,5] -> v26
+  // %4127 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 5 + i1) * L + l] = v33[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
+        v8[(i0 * 5 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l] * v19[i0 * L + l];
       }
     }
   }
-  // %3638 = contract f64[16,5] -> v29
+  // %4128 = contract f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8860,13 +8478,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8881,7 +8500,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8889,7 +8508,19 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4104 = contract f64[16] -> v34
+  // %4471 = sub f64[16,5] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] =
+            (v30[(i0 * 5 + i1) * L + l] +
+             ((v12[(i0 * 5 + i1) * L + l] * v35[i0 * L + l]) * v24[i0 * L + l])) -
+            v29[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %4472 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8901,39 +8532,299 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma((v25[(i0 * 20 + i1) * L + l] * v18[(i0 * 4) * L + l]) *
-                                 v19[(i0 * 20 + i1) * L + l],
-                             v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma((v25[(i0 * 20 + i1 + 5) * L + l] * v18[(i0 * 4 + 1) * L + l]) *
-                                 v19[(i0 * 20 + i1 + 5) * L + l],
-                             v0[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma((v25[(i0 * 20 + i1 + 10) * L + l] * v18[(i0 * 4 + 2) * L + l]) *
-                                 v19[(i0 * 20 + i1 + 10) * L + l],
-                             v0[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma((v25[(i0 * 20 + i1 + 15) * L + l] * v18[(i0 * 4 + 3) * L + l]) *
-                                 v19[(i0 * 20 + i1 + 15) * L + l],
-                             v0[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4102 = contract f64[16,5] -> v25
+  // %4476 = pad f64[16,6] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 6 + 5) * L + l] = 0.0f;
+    }
+  }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
-            (v19[(i0 * 5 + i1) * L + l] * v17[i0 * L + l]) * v0[(i0 * 5 + i1) * L + l];
+        v12[(i0 * 6 + i1) * L + l] =
+            (v8[(i0 * 5 + i1) * L + l] - v17[i0 * L + l]) * v13[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4103 = contract f64[16,5] -> v26
+  // %1205 = mul f64[16,1] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = (1.0f - v19[i0 * L + l]) * v19[i0 * L + l];
+    }
+  }
+  // %4120 = contract f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4123 = pad f64[16,6] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 6 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 6 + 5) * L + l] = v17[i0 * L + l] * v35[i0 * L + l];
+    }
+  }
+  // %4478 = reshape f64[96] -> v33
+  for (int64_t i0 = 0; i0 < 96; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = v12[i0 * L + l] + v20[i0 * L + l];
+    }
+  }
+  // %4479 = contract f64[80] -> v8
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 96; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v33[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4480 = mul f64[80] -> v24
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v8[i0 * L + l] * proj_norm_gain[i0];
+    }
+  }
+  // %4481 = reduce_sum f64[] -> v35
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v24[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v35[l] = acc_v[l];
+  }
+  // %4485 = contract f64[] -> v29
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v24[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v29[l] = acc0_v[l];
+  }
+  // %4489 = sub f64[80] -> v30
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] =
+          (v24[i0 * L + l] - (v35[l] * 0.0125f)) - ((v29[l] * 0.0125f) * v4[i0 * L + l]);
+    }
+  }
+  // %4151 = contract f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v36[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v36[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v36[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v36[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4154 = pad f64[16,6] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 6 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 6 + 5) * L + l] = v17[i0 * L + l] * v35[i0 * L + l];
+    }
+  }
+  // %1654 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v19[i0 * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %4155 = contract f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v36[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v36[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v36[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v36[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4161 = contract f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma((v26[(i0 * 20 + i1) * L + l] * v17[(i0 * 4) * L + l]) *
+                                 v25[(i0 * 20 + i1) * L + l],
+                             v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma((v26[(i0 * 20 + i1 + 5) * L + l] * v17[(i0 * 4 + 1) * L + l]) *
+                                 v25[(i0 * 20 + i1 + 5) * L + l],
+                             v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma((v26[(i0 * 20 + i1 + 10) * L + l] * v17[(i0 * 4 + 2) * L + l]) *
+                                 v25[(i0 * 20 + i1 + 10) * L + l],
+                             v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma((v26[(i0 * 20 + i1 + 15) * L + l] * v17[(i0 * 4 + 3) * L + l]) *
+                                 v25[(i0 * 20 + i1 + 15) * L + l],
+                             v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4492 = sub f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = (v17[i0 * L + l] * v35[i0 * L + l]) - v22[i0 * L + l];
+    }
+  }
+  // %1927 = contract f64[16,5] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 5 + i1) * L + l] = v36[(i0 * 5 + i1) * L + l] * v19[i0 * L + l];
+      }
+    }
+  }
+  // %3695 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8945,14 +8836,13 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v22[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8967,7 +8857,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8975,18 +8865,70 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4107 = sub f64[16,5] -> v25
+  // %4159 = contract f64[16,5] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
-            ((v12[(i0 * 5 + i1) * L + l] * v22[i0 * L + l]) + v29[(i0 * 5 + i1) * L + l]) -
-            ((v12[(i0 * 5 + i1) * L + l] * v34[i0 * L + l]) + v26[(i0 * 5 + i1) * L + l]);
+        v22[(i0 * 5 + i1) * L + l] =
+            (v25[(i0 * 5 + i1) * L + l] * v19[i0 * L + l]) * v23[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4108 = contract f64[16] -> v18
+  // %4160 = contract f64[16,5] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v22[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 5) * L + l] = acc0_v[l];
+      v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %4495 = sub f64[16,5] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 5 + i1) * L + l] =
+            ((v13[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) + v26[(i0 * 5 + i1) * L + l]) -
+            v29[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %4496 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8998,47 +8940,47 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4112 = pad f64[16,6] -> v39
+  // %4500 = pad f64[16,6] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 6 + 5) * L + l] = 0.0f;
+      v20[(i0 * 6 + 5) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 6 + i1) * L + l] =
-            (v25[(i0 * 5 + i1) * L + l] - v18[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
+        v20[(i0 * 6 + i1) * L + l] =
+            (v22[(i0 * 5 + i1) * L + l] - v17[i0 * L + l]) * v13[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4114 = reshape f64[96] -> v42
+  // %4502 = reshape f64[96] -> v40
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v13[i0 * L + l] + v39[i0 * L + l];
+      v40[i0 * L + l] = v12[i0 * L + l] + v20[i0 * L + l];
     }
   }
-  // %4115 = contract f64[80] -> v22
+  // %4503 = contract f64[80] -> v22
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9050,10 +8992,10 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 96; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9064,14 +9006,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4116 = mul f64[80] -> v25
+  // %4504 = mul f64[80] -> v24
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v22[i0 * L + l] * proj_norm_gain[i0];
+      v24[i0 * L + l] = proj_norm_gain[i0] * v22[i0 * L + l];
     }
   }
-  // %4117 = reduce_sum f64[] -> v18
+  // %4505 = reduce_sum f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -9079,14 +9021,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v25[i0 * L + l];
+      acc_v[l] = acc_v[l] + v24[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc_v[l];
+    v17[l] = acc_v[l];
   }
-  // %4121 = contract f64[] -> v34
+  // %4509 = contract f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9094,22 +9036,22 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v25[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v24[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc0_v[l];
+    v35[l] = acc0_v[l];
   }
-  // %4125 = sub f64[80] -> v26
+  // %4513 = sub f64[80] -> v26
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] =
-          (v25[i0 * L + l] - (v18[l] * 0.0125f)) - (v1[i0 * L + l] * (v34[l] * 0.0125f));
+          (v24[i0 * L + l] - (v17[l] * 0.0125f)) - ((v35[l] * 0.0125f) * v4[i0 * L + l]);
     }
   }
-  // %1065 = reduce_sum f64[] -> v18
+  // %1067 = reduce_sum f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -9122,9 +9064,9 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc_v[l];
+    v17[l] = acc_v[l];
   }
-  // %1070 = reduce_sum f64[] -> v34
+  // %1072 = reduce_sum f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -9132,19 +9074,19 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v10[i0 * L + l] - (v18[l] * 0.0125f));
+      acc_v[l] = acc_v[l] + square(v10[i0 * L + l] - (v17[l] * 0.0125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc_v[l];
+    v35[l] = acc_v[l];
   }
-  // %1074 = reciprocal f64[] -> v18
+  // %1076 = reciprocal f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = T(1) / std::sqrt((v34[l] * 0.0125f) + 1e-05f);
+    v17[l] = T(1) / std::sqrt((v35[l] * 0.0125f) + 1e-05f);
   }
-  // %4143 = contract f64[16] -> v34
+  // %4200 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9156,48 +9098,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v37[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v37[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v37[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v37[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4146 = pad f64[16,6] -> v13
+  // %4203 = pad f64[16,6] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 6 + i1) * L + l] = 0.0f;
+        v12[(i0 * 6 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 6 + 5) * L + l] = v34[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v2[i0 * L + l]));
+      v12[(i0 * 6 + 5) * L + l] = v35[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
-  // %2216 = contract f64[16,5] -> v10
+  // %2225 = contract f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * v2[i0 * L + l];
+        v10[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * v18[i0 * L + l];
       }
     }
   }
-  // %3677 = contract f64[16,5] -> v25
+  // %3734 = contract f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9220,10 +9162,10 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 5) * L + l] = acc0_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -9235,10 +9177,10 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4128 = contract f64[16] -> v34
+  // %4185 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9250,38 +9192,38 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1736 = contract f64[16] -> v3
+  // %1745 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v17[i0 * L + l] * T(h)) * v2[i0 * L + l];
+      v3[i0 * L + l] = (v19[i0 * L + l] * T(h)) * v18[i0 * L + l];
     }
   }
-  // %4129 = contract f64[16] -> v10
+  // %4186 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v34[i0 * L + l] * v3[i0 * L + l];
+      v10[i0 * L + l] = v35[i0 * L + l] * v3[i0 * L + l];
     }
   }
-  // %4134 = contract f64[16] -> v34
+  // %4191 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9293,37 +9235,37 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l],
-                             v33[(i0 * 20 + i1) * L + l] * v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l],
+                             v36[(i0 * 20 + i1) * L + l] * v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l],
-                     v33[(i0 * 20 + i1 + 5) * L + l] * v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v23[(i0 * 20 + i1 + 10) * L + l],
-                             v33[(i0 * 20 + i1 + 10) * L + l] * v20[(i0 * 20 + i1 + 10) * L + l],
+            std::fma(v37[(i0 * 20 + i1 + 5) * L + l],
+                     v36[(i0 * 20 + i1 + 5) * L + l] * v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v37[(i0 * 20 + i1 + 10) * L + l],
+                             v36[(i0 * 20 + i1 + 10) * L + l] * v21[(i0 * 20 + i1 + 10) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(v23[(i0 * 20 + i1 + 15) * L + l],
-                             v33[(i0 * 20 + i1 + 15) * L + l] * v20[(i0 * 20 + i1 + 15) * L + l],
+        acc3_v[l] = std::fma(v37[(i0 * 20 + i1 + 15) * L + l],
+                             v36[(i0 * 20 + i1 + 15) * L + l] * v21[(i0 * 20 + i1 + 15) * L + l],
                              acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4132 = contract f64[16,5] -> v20
+  // %4189 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] = v24[(i0 * 5 + i1) * L + l] * v2[i0 * L + l];
+        v21[(i0 * 5 + i1) * L + l] = v27[(i0 * 5 + i1) * L + l] * v18[i0 * L + l];
       }
     }
   }
-  // %4133 = contract f64[16,5] -> v2
+  // %4190 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9336,48 +9278,48 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 5) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4137 = sub f64[16,5] -> v21
+  // %4194 = sub f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] =
-            (v25[(i0 * 5 + i1) * L + l] + (v12[(i0 * 5 + i1) * L + l] * v10[i0 * L + l])) -
-            (((v12[(i0 * 5 + i1) * L + l] * v3[i0 * L + l]) * v34[i0 * L + l]) +
-             v2[(i0 * 5 + i1) * L + l]);
+        v29[(i0 * 5 + i1) * L + l] =
+            (v24[(i0 * 5 + i1) * L + l] + (v13[(i0 * 5 + i1) * L + l] * v10[i0 * L + l])) -
+            (((v13[(i0 * 5 + i1) * L + l] * v3[i0 * L + l]) * v35[i0 * L + l]) +
+             v27[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %4138 = contract f64[16] -> v34
+  // %4195 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9389,47 +9331,47 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v29[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v29[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v29[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4142 = pad f64[16,6] -> v12
+  // %4199 = pad f64[16,6] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 6 + 5) * L + l] = 0.0f;
+      v13[(i0 * 6 + 5) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 6 + i1) * L + l] =
-            v14[(i0 * 5 + i1) * L + l] * (v21[(i0 * 5 + i1) * L + l] - v34[i0 * L + l]);
+        v13[(i0 * 6 + i1) * L + l] =
+            v14[(i0 * 5 + i1) * L + l] * (v29[(i0 * 5 + i1) * L + l] - v18[i0 * L + l]);
       }
     }
   }
-  // %4148 = reshape f64[96] -> v14
+  // %4205 = reshape f64[96] -> v14
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v13[i0 * L + l] + v12[i0 * L + l];
+      v14[i0 * L + l] = v12[i0 * L + l] + v13[i0 * L + l];
     }
   }
-  // %4149 = contract f64[80] -> v2
+  // %4206 = contract f64[80] -> v3
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9449,20 +9391,20 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4150 = mul f64[80] -> v3
+  // %4207 = mul f64[80] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] * proj_norm_gain[i0];
+      v10[i0 * L + l] = v3[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %4151 = reduce_sum f64[] -> v34
+  // %4208 = reduce_sum f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -9470,14 +9412,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v3[i0 * L + l];
+      acc_v[l] = acc_v[l] + v10[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc_v[l];
+    v18[l] = acc_v[l];
   }
-  // %4155 = contract f64[] -> v10
+  // %4212 = contract f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9485,22 +9427,22 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v3[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
+    v35[l] = acc0_v[l];
   }
-  // %4159 = sub f64[80] -> v21
+  // %4216 = sub f64[80] -> v24
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] =
-          (v3[i0 * L + l] - (v34[l] * 0.0125f)) - ((v10[l] * 0.0125f) * v5[i0 * L + l]);
+      v24[i0 * L + l] =
+          (v10[i0 * L + l] - (v18[l] * 0.0125f)) - ((v35[l] * 0.0125f) * v5[i0 * L + l]);
     }
   }
-  // %4161 = sub f64[80,69] -> adj.proj.weight
+  // %4516 = sub f64[80,69] -> adj.proj.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -9509,186 +9451,148 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
         for (int64_t l = 0; l < L; ++l) {
           sum[l] =
               (((-((u_stages[(i1 + 69) * L + l] * ((T(h) * 0.16666667f) * v16[l])) *
-                   v32[i0 * L + l])) -
-                ((u_stages[(i1 + 214) * L + l] * ((v31[l] * 0.33333334f) * T(h))) *
-                 v28[i0 * L + l])) -
+                   v31[i0 * L + l])) -
+                ((u_stages[(i1 + 214) * L + l] * ((v32[l] * 0.33333334f) * T(h))) *
+                 v30[i0 * L + l])) -
                (v26[i0 * L + l] *
-                (u_stages[(i1 + 214) * L + l] * ((v31[l] * 0.33333334f) * T(h))))) -
-              ((u_stages[(i1 + 504) * L + l] * ((T(h) * 0.16666667f) * v18[l])) * v21[i0 * L + l]);
+                (u_stages[(i1 + 214) * L + l] * ((v32[l] * 0.33333334f) * T(h))))) -
+              ((u_stages[(i1 + 504) * L + l] * ((T(h) * 0.16666667f) * v17[l])) * v24[i0 * L + l]);
         }
         dtheta_proj_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %4170 = mul f64[80] -> adj.proj.bias
+  // %4527 = mul f64[80] -> adj.proj.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v32[i0 * L + l] * (v16[l] * 0.16666667f))) -
-                    ((v31[l] * v28[i0 * L + l]) * 0.33333334f)) -
-                   ((v26[i0 * L + l] * v31[l]) * 0.33333334f)) -
-                  (v21[i0 * L + l] * (v18[l] * 0.16666667f))) *
+        sum[l] = (((-(v31[i0 * L + l] * (v16[l] * 0.16666667f))) -
+                   (((v26[i0 * L + l] * v32[l]) + (v32[l] * v30[i0 * L + l])) * 0.33333334f)) -
+                  (v24[i0 * L + l] * (v17[l] * 0.16666667f))) *
                  T(h);
       }
       dtheta_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %3733 = mul f64[80] -> v3
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v27[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %4171 = mul f64[80] -> v10
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v6[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %4174 = mul f64[80] -> v6
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v22[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %4177 = mul f64[80] -> v21
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v2[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %4180 = mul f64[80] -> adj.proj_norm.gain
+  // %4535 = mul f64[80] -> adj.proj_norm.gain
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v3[i0 * L + l] * v4[i0 * L + l])) - (v10[i0 * L + l] * v1[i0 * L + l])) -
-                   (v6[i0 * L + l] * v1[i0 * L + l])) -
-                  (v21[i0 * L + l] * v5[i0 * L + l])) *
+        sum[l] = ((((-((v28[i0 * L + l] * 0.16666667f) * v2[i0 * L + l])) -
+                    (v4[i0 * L + l] * (v8[i0 * L + l] * 0.33333334f))) -
+                   ((v22[i0 * L + l] * 0.33333334f) * v4[i0 * L + l])) -
+                  ((v3[i0 * L + l] * 0.16666667f) * v5[i0 * L + l])) *
                  T(h);
       }
       dtheta_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %4185 = mul f64[80] -> adj.proj_norm.bias
+  // %4547 = mul f64[80] -> adj.proj_norm.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            ((((-v10[i0 * L + l]) - v3[i0 * L + l]) - v6[i0 * L + l]) - v21[i0 * L + l]) * T(h);
+        sum[l] = ((-((v8[i0 * L + l] + v22[i0 * L + l]) * 0.33333334f)) -
+                  ((v3[i0 * L + l] + v28[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4191 = sub f64[96,80] -> adj.kb.weight
+  // %4552 = sub f64[96,80] -> adj.kb.weight
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v40[i0 * L + l] * (v9[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                     ((v7[i1 * L + l] * (T(h) * 0.33333334f)) * v15[i0 * L + l])) -
-                    ((v7[i1 * L + l] * (T(h) * 0.33333334f)) * v42[i0 * L + l])) -
+          sum[l] = (((-(v39[i0 * L + l] * (v7[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                     ((v9[i1 * L + l] * (T(h) * 0.33333334f)) * v33[i0 * L + l])) -
+                    (v40[i0 * L + l] * (v9[i1 * L + l] * (T(h) * 0.33333334f)))) -
                    (v14[i0 * L + l] * (v11[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_kb_weight[i0 * 80 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %4198 = mul f64[96] -> adj.kb.bias
+  // %4565 = mul f64[96] -> adj.kb.bias
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v40[i0 * L + l] * 0.16666667f)) - (v15[i0 * L + l] * 0.33333334f)) -
-                   (v42[i0 * L + l] * 0.33333334f)) -
-                  (v14[i0 * L + l] * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * ((-((v39[i0 * L + l] + v14[i0 * L + l]) * 0.16666667f)) -
+                         ((v40[i0 * L + l] + v33[i0 * L + l]) * 0.33333334f));
       }
       dtheta_kb_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4200 = mul f64[16,5] -> v1
+  // %4257 = mul f64[16,5] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 5 + i1) * L + l] =
-            v36[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * v37[(i0 * 5 + i1) * L + l]);
+        v2[(i0 * 5 + i1) * L + l] =
+            v0[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * v1[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %4201 = reshape f64[80] -> v2
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v1[i0 * L + l];
-    }
-  }
-  // %4205 = mul f64[16,5] -> v1
+  // %4262 = mul f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 5 + i1) * L + l] =
-            (v17[i0 * L + l] * v0[(i0 * 5 + i1) * L + l]) * v19[(i0 * 5 + i1) * L + l];
+        v0[(i0 * 5 + i1) * L + l] =
+            (v19[i0 * L + l] * v23[(i0 * 5 + i1) * L + l]) * v25[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4206 = reshape f64[80] -> v0
+  // %4566 = add f64[80] -> v1
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l];
+      v1[i0 * L + l] = v2[i0 * L + l] + v0[i0 * L + l];
     }
   }
-  // %4211 = sub f64[80,69] -> adj.values.weight
+  // %4569 = sub f64[80,69] -> adj.values.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v8[i0 * L + l] * (u_stages[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                     ((u_stages[(i1 + 145) * L + l] * (T(h) * 0.33333334f)) * v2[i0 * L + l])) -
-                    ((u_stages[(i1 + 145) * L + l] * (T(h) * 0.33333334f)) * v0[i0 * L + l])) -
-                   (v20[i0 * L + l] * (u_stages[(i1 + 435) * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = ((-(v6[i0 * L + l] * (u_stages[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                    ((u_stages[(i1 + 145) * L + l] * (T(h) * 0.33333334f)) * v1[i0 * L + l])) -
+                   (v21[i0 * L + l] * (u_stages[(i1 + 435) * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_values_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %4219 = mul f64[80] -> adj.values.bias
+  // %4577 = mul f64[80] -> adj.values.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v2[i0 * L + l] * 0.33333334f)) - (v8[i0 * L + l] * 0.16666667f)) -
-                   (v0[i0 * L + l] * 0.33333334f)) -
-                  (v20[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((-(v1[i0 * L + l] * 0.33333334f)) -
+                  ((v6[i0 * L + l] + v21[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_values_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %3063 = broadcast f64[80,80] -> adj.query.weight, adj.out_proj.weight
+  // %3120 = broadcast f64[80,80] -> adj.query.weight, adj.out_proj.weight
   for (int64_t i0 = 0; i0 < 6400; ++i0) {
     dtheta_query_weight[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_out_proj_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3064 = broadcast f64[80] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
+  // %3121 = broadcast f64[80] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
   // adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_query_bias[i0] += (T(h) * -0.0f) * 8.0f;
@@ -9697,37 +9601,37 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3065 = broadcast f64[64,80] -> adj.ff.up.weight
+  // %3122 = broadcast f64[64,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3066 = broadcast f64[64] -> adj.ff.up.bias
+  // %3123 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3067 = broadcast f64[80,64] -> adj.ff.down.weight
+  // %3124 = broadcast f64[80,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3068 = broadcast f64[1,80] -> adj.out.weight
+  // %3125 = broadcast f64[1,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3069 = broadcast f64[1] -> adj.out.bias
+  // %3126 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %3070 = broadcast f64[256,7] -> adj.s_in.weight
+  // %3127 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3071 = broadcast f64[256] -> adj.s_in.bias
+  // %3128 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3072 = broadcast f64[176,256] -> adj.s_kvl.weight
+  // %3129 = broadcast f64[176,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 45056; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3073 = broadcast f64[176] -> adj.s_kvl.bias
+  // %3130 = broadcast f64[176] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 176; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -11260,12 +11164,11 @@ extern "C" void fwp_delta_cde_sepsis_code_loss_vjp(const void* /*ctx*/, const vo
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_delta_cde_sepsis_code.loss.vjp: 8 nodes
-  // %920 = sub f64[1] -> d.logit
-  // fwp_delta_cde_sepsis_code.ode:73: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_delta_cde_sepsis_code.loss.vjp: 7 nodes
+  // %926 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -11614,8 +11517,8 @@ const plastic_model kModel = {
             .field_vjp = 27328,
             .adjoint_field = 53568,
             .step = 40960,
-            .step_vjp = 101568,
-            .adjoint_step = 105728,
+            .step_vjp = 95936,
+            .adjoint_step = 96000,
             .output = 7872,
             .output_vjp = 39680,
             .loss = 0,

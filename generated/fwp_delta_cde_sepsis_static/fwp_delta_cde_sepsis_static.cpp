@@ -3584,19 +3584,16 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10496);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15616);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18176);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20736);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25856);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28416);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30976);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33536);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36096);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11520);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14080);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16640);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21760);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24320);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26880);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29440);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32000);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34560);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3614,94 +3611,8 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_sepsis_static.field.step.rk4: 87 nodes
-  // %592 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 145) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 145) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %594 = add f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %569 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e43 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %571 = add f64[69] -> v2
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
-    }
-  }
-  // %618 = layernorm f64[69] -> v0
+  // fwp_delta_cde_sepsis_static.field.step.rk4: 86 nodes
+  // %620 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3721,8 +3632,8 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[(i0 + 435) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e74 * e74);
+        const T e12 = u_stages[(i0 + 435) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -3737,82 +3648,102 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
       v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %620 = add f64[69] -> v3
+  // %622 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %595 = contract f64[16] -> v0
-  // %572 = contract f64[16] -> v4
-  // %621 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %594 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 145) * L + l];
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e43 = u_stages[(i0 + 145) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v4[(i0 * 4) * L + l] = acc4_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v5[(i0 * 4) * L + l] = acc8_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %596 = sigmoid f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %596 = add f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+      v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %573 = sigmoid f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %571 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
-  // %599 = contract f64[16,5] -> v7
-  // %576 = contract f64[16,5] -> v8
-  // %625 = contract f64[16,5] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %573 = add f64[69] -> v3
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+    }
+  }
+  // %627 = contract f64[16,5] -> v4
+  // %601 = contract f64[16,5] -> v5
+  // %578 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3848,6 +3779,75 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 5) * L + l] = acc4_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 5) * L + l] = acc8_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %618 = contract f64[16,5] -> v7
+  // %592 = contract f64[16,5] -> v8
+  // %569 = contract f64[16,5] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 504) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 214) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 504) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 214) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 504) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 214) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 504) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 214) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
       v7[(i0 * 5) * L + l] = acc0_v[l];
       v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
@@ -3867,9 +3867,9 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 504) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 214) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3879,9 +3879,105 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
       v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %590 = contract f64[16,5] -> v10
-  // %567 = contract f64[16,5] -> v11
-  // %616 = contract f64[16,5] -> v12
+  // %619 = softmax f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %593 = softmax f64[16,5] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v8[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %570 = softmax f64[16,5] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v9[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %892 = contract f64[16,5] -> v9
+  // %856 = contract f64[16,5] -> v11
+  // %579 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3898,29 +3994,38 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
       acc10_v[l] = 0.0f;
       acc11_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 214) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 504) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 214) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 504) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 214) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 504) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 214) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 504) * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v11[(i0 * 5) * L + l] = acc4_v[l];
       v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -3933,205 +4038,35 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 214) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 504) * L + l], acc2_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %591 = softmax f64[16,5] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %581 = tanh f64[16,5] -> v13
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v10[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
+      v13[i0 * L + l] = vm::tanh(v6[i0 * L + l] - v12[i0 * L + l]);
     }
   }
-  // %597 = contract f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %568 = softmax f64[16,5] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %851 = contract f64[16] -> v4
+  // %574 = contract f64[16] -> v0
+  // %597 = contract f64[16] -> v6
+  // %623 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %852 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v0[i0 * L + l] * (T(h) * 0.5f)) * v4[i0 * L + l];
-    }
-  }
-  // %906 = contract f64[16,5] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            v14[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %875 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %617 = softmax f64[16,5] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %854 = contract f64[16,5] -> v12
-  // %577 = contract f64[16,5] -> v16
-  // %890 = contract f64[16,5] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4147,99 +4082,47 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
       acc10_v[l] = 0.0f;
       acc11_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v16[(i0 * 5) * L + l] = acc4_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v17[(i0 * 5) * L + l] = acc8_v[l];
-      v17[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v17[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v17[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v17[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc4_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 4) * L + l] = acc8_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %579 = tanh f64[16,5] -> v13
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v16[i0 * L + l]);
-    }
-  }
-  // %918 = tanh f64[16,5] -> v8
+  // %575 = sigmoid f64[16] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 5 + i1) * L + l] -
-                     (v12[(i0 * 5 + i1) * L + l] + (v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l])));
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %922 = tanh f64[16,5] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 5 + i1) * L + l] -
-                     ((v8[(i0 * 5 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
-                      v12[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %887 = contract f64[16] -> v4
+  // %853 = contract f64[16] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4251,55 +4134,174 @@ extern "C" void fwp_delta_cde_sepsis_static_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %913 = contract f64[16] -> v6
+  // %854 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
+      v2[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.5f)) * v0[i0 * L + l];
     }
   }
-  // %927 = contract f64[16,5] -> v7
+  // %920 = tanh f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] =
+            vm::tanh(v5[(i0 * 5 + i1) * L + l] -
+                     (v11[(i0 * 5 + i1) * L + l] + (v13[(i0 * 5 + i1) * L + l] * v2[i0 * L + l])));
+      }
+    }
+  }
+  // %598 = sigmoid f64[16] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %599 = contract f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+      }
+    }
+  }
+  // %877 = contract f64[16] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %924 = tanh f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v7[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v9[(i0 * 5 + i1) * L + l] -
-                     (v17[(i0 * 5 + i1) * L + l] +
-                      (v14[(i0 * 5 + i1) * L + l] * (v4[i0 * L + l] * T(h))))) *
-            v6[i0 * L + l];
+            vm::tanh(v5[(i0 * 5 + i1) * L + l] -
+                     ((v14[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
+                      v11[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %934 = add f64[16,5,5] -> W
+  // %889 = contract f64[16] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %915 = contract f64[16] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = sigmoid(v12[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %929 = contract f64[16,5] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] =
+            vm::tanh(v4[(i0 * 5 + i1) * L + l] -
+                     (v9[(i0 * 5 + i1) * L + l] +
+                      (v7[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * T(h))))) *
+            v2[i0 * L + l];
+      }
+    }
+  }
+  // %939 = add f64[16,5] -> v4
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v7[i0 * L + l] + v14[i0 * L + l];
+    }
+  }
+  // %908 = contract f64[16,5] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] =
+            v8[(i0 * 5 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %943 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((((v10[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 5 + i1) * L + l]) +
-                 (v11[(i0 * 5 + i2) * L + l] * v13[(i0 * 5 + i1) * L + l])) +
-                ((v10[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                 v14[(i0 * 5 + i1) * L + l])) +
-               (v7[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l])) +
+              ((v5[(i0 * 5 + i1) * L + l] * v10[(i0 * 5 + i2) * L + l]) +
+               (((v6[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v4[(i0 * 5 + i1) * L + l]) +
+                (v7[(i0 * 5 + i2) * L + l] * v13[(i0 * 5 + i1) * L + l]))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -4362,11 +4364,12 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
   T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49472);
   T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52032);
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54592);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56832);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59072);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61312);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63872);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66432);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57152);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61632);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64192);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66752);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69312);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4385,8 +4388,8 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_cde_sepsis_static.field.step.rk4.vjp: 271 nodes
-  // %618 = layernorm f64[69] -> v0
+  // fwp_delta_cde_sepsis_static.field.step.rk4.vjp: 266 nodes
+  // %620 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4422,14 +4425,14 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %620 = add f64[69] -> v1
+  // %622 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %592 = layernorm f64[69] -> v2
+  // %594 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4465,14 +4468,14 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v2[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %594 = add f64[69] -> v3
+  // %596 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %569 = layernorm f64[69] -> v4
+  // %571 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4508,16 +4511,16 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %571 = add f64[69] -> v5
+  // %573 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %625 = contract f64[16,5] -> v6
-  // %599 = contract f64[16,5] -> v7
-  // %576 = contract f64[16,5] -> v8
+  // %627 = contract f64[16,5] -> v6
+  // %601 = contract f64[16,5] -> v7
+  // %578 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4584,9 +4587,9 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %616 = contract f64[16,5] -> v9
-  // %590 = contract f64[16,5] -> v10
-  // %567 = contract f64[16,5] -> v11
+  // %618 = contract f64[16,5] -> v9
+  // %592 = contract f64[16,5] -> v10
+  // %569 = contract f64[16,5] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4653,7 +4656,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v11[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %617 = softmax f64[16,5] -> v12
+  // %619 = softmax f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4685,7 +4688,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %591 = softmax f64[16,5] -> v9
+  // %593 = softmax f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4717,7 +4720,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %568 = softmax f64[16,5] -> v10
+  // %570 = softmax f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4749,9 +4752,9 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %854 = contract f64[16,5] -> v11
-  // %577 = contract f64[16,5] -> v14
-  // %890 = contract f64[16,5] -> v15
+  // %856 = contract f64[16,5] -> v11
+  // %579 = contract f64[16,5] -> v14
+  // %892 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4830,16 +4833,16 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %579 = tanh f64[16,5] -> v16
+  // %581 = tanh f64[16,5] -> v16
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v14[i0 * L + l]);
     }
   }
-  // %572 = contract f64[16] -> v8
-  // %595 = contract f64[16] -> v14
-  // %621 = contract f64[16] -> v17
+  // %574 = contract f64[16] -> v8
+  // %597 = contract f64[16] -> v14
+  // %623 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4889,14 +4892,14 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v17[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %573 = sigmoid f64[16] -> v18
+  // %575 = sigmoid f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %574 = contract f64[16,5] -> v8
+  // %576 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4905,7 +4908,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %1085 = contract f64[16] -> v19
+  // %1092 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4934,7 +4937,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1317 = tanh f64[16,5] -> v20
+  // %1324 = tanh f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4946,14 +4949,14 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %596 = sigmoid f64[16] -> v21
+  // %598 = sigmoid f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = sigmoid(v14[i0 * L + l]);
     }
   }
-  // %597 = contract f64[16,5] -> v14
+  // %599 = contract f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4962,7 +4965,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %875 = contract f64[16] -> v22
+  // %877 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4991,7 +4994,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1321 = tanh f64[16,5] -> v23
+  // %1328 = tanh f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5003,7 +5006,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %887 = contract f64[16] -> v7
+  // %889 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5032,7 +5035,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1325 = tanh f64[16,5] -> v11
+  // %1332 = tanh f64[16,5] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5043,14 +5046,14 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %622 = sigmoid f64[16] -> v6
+  // %624 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v17[i0 * L + l]);
     }
   }
-  // %623 = contract f64[16,5] -> v15
+  // %625 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5059,9 +5062,9 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %1315 = contract f64[16,5] -> v24
-  // %1099 = contract f64[16,5] -> v25
-  // %1127 = contract f64[16,5] -> v26
+  // %1322 = contract f64[16,5] -> v24
+  // %1106 = contract f64[16,5] -> v25
+  // %1134 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5143,14 +5146,14 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v26[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1328 = mul f64[16,5] -> v15
+  // %1335 = mul f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %1335 = mul f64[16,5] -> v24
+  // %1342 = mul f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5161,7 +5164,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %1342 = mul f64[16,5] -> v7
+  // %1349 = mul f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5173,44 +5176,43 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %1347 = mul f64[16,5] -> v25
+  // %1371 = add f64[16,5] -> v25
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v7[i0 * L + l] + v24[i0 * L + l];
+    }
+  }
+  // %1354 = mul f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
+        v27[(i0 * 5 + i1) * L + l] =
             (v26[(i0 * 5 + i1) * L + l] -
              (v7[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)))) *
             (1.0f - square(v16[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %1349 = sub f64[16,5,5] -> d.W
+  // %1595 = sub f64[16,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v12[(i0 * 5 + i2) * L + l] * v15[(i0 * 5 + i1) * L + l])) -
-                (v24[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l])) -
-               (v7[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l])) -
-              (v10[(i0 * 5 + i2) * L + l] * v25[(i0 * 5 + i1) * L + l]);
+              ((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
+                (v12[(i0 * 5 + i2) * L + l] * v15[(i0 * 5 + i1) * L + l])) -
+               (v25[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l])) -
+              (v10[(i0 * 5 + i2) * L + l] * v27[(i0 * 5 + i1) * L + l]);
         }
       }
     }
   }
-  // %1364 = add f64[16,5] -> v26
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v7[i0 * L + l] + v24[i0 * L + l];
-    }
-  }
-  // %1365 = contract f64[69] -> v27
-  // %1375 = contract f64[69] -> v28
-  // %1382 = contract f64[69] -> v29
+  // %1372 = contract f64[69] -> v26
+  // %1382 = contract f64[69] -> v28
+  // %1389 = contract f64[69] -> v29
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5232,27 +5234,27 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v25[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v25[(i1 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v27[(i1 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v15[(i1 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v25[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v25[(i1 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v27[(i1 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v15[(i1 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v26[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v25[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v25[(i1 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v27[(i1 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v15[(i1 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v26[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v25[(i1 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v25[(i1 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v27[(i1 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v15[(i1 * 5 + i2) * L + l], acc11_v[l]);
         }
@@ -5260,10 +5262,10 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v28[(i0 * 4) * L + l] = acc4_v[l];
       v28[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v28[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -5284,21 +5286,28 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v27[68 * L + l] = acc0_v[l];
+    v26[68 * L + l] = acc0_v[l];
     v28[68 * L + l] = acc1_v[l];
     v29[68 * L + l] = acc2_v[l];
   }
-  // %1350 = contract f64[16,5] -> v30
-  // %1355 = contract f64[16,5] -> v31
-  // %1159 = contract f64[16,5] -> v32
+  // %1596 = add f64[16,5] -> v30
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v23[i0 * L + l] + v20[i0 * L + l];
+    }
+  }
+  // %1597 = contract f64[16,5] -> v31
+  // %1166 = contract f64[16,5] -> v32
+  // %1385 = contract f64[16,5] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5319,45 +5328,45 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l],
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v30[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l],
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc5_v[l]);
-        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l],
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l],
                              acc9_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v30[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
-        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l],
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc6_v[l]);
-        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l],
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l],
                               acc10_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l],
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v30[(i0 * 5 + i1) * L + l],
                              acc3_v[l]);
-        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l],
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc7_v[l]);
-        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l],
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l],
                               acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      v31[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-      v31[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-      v31[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-      v31[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-      v32[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-      v32[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      v31[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+      v31[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+      v31[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+      v31[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+      v32[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -5365,22 +5374,22 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l],
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v30[(i0 * 5 + i1) * L + l],
                              acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l],
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v31[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v32[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v31[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+      v32[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1351 = contract f64[16] -> v17
+  // %1358 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5409,7 +5418,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1356 = contract f64[16] -> v19
+  // %1363 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5438,19 +5447,18 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1360 = add f64[16,5] -> v20
+  // %1599 = sub f64[16,5] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
-            (v30[(i0 * 5 + i1) * L + l] - (v12[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * T(h)))) +
-            (v31[(i0 * 5 + i1) * L + l] -
-             (v9[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))));
+        v11[(i0 * 5 + i1) * L + l] =
+            (v31[(i0 * 5 + i1) * L + l] - (v12[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * T(h)))) -
+            (v9[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1361 = contract f64[16] -> v22
+  // %1600 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5462,13 +5470,13 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5479,14 +5487,14 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1362 = mul f64[16] -> v23
+  // %1601 = mul f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v22[i0 * L + l] * (v21[i0 * L + l] * (1.0f - v21[i0 * L + l]));
+      v20[i0 * L + l] = v22[i0 * L + l] * (v21[i0 * L + l] * (1.0f - v21[i0 * L + l]));
     }
   }
-  // %1368 = contract f64[16] -> v22
+  // %1375 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5515,62 +5523,19 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1371 = sub f64[16,5] -> v16
+  // %1378 = sub f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] =
-            v32[(i0 * 5 + i1) * L + l] -
-            (v9[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f)));
+        v7[(i0 * 5 + i1) * L + l] = v32[(i0 * 5 + i1) * L + l] -
+                                    (v9[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1378 = contract f64[16,5] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1396 = contract f64[16,5] -> v11
-  // %1399 = contract f64[16,5] -> v31
-  // %1420 = contract f64[16,5] -> v32
+  // %1427 = contract f64[16,5] -> v16
+  // %1418 = contract f64[16,5] -> v23
+  // %1609 = contract f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5591,45 +5556,45 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v31[(i0 * 5) * L + l] = acc4_v[l];
-      v31[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v31[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v31[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v32[(i0 * 5) * L + l] = acc8_v[l];
-      v32[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v32[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v32[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v16[(i0 * 5) * L + l] = acc0_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 5) * L + l] = acc4_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v24[(i0 * 5) * L + l] = acc8_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -5638,85 +5603,32 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v31[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v32[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v23[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1403 = add f64[16,5] -> v7
+  // %1428 = sub f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            ((-((v8[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
-                v11[(i0 * 5 + i1) * L + l])) -
-             ((v14[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
-              v31[(i0 * 5 + i1) * L + l])) +
-            (v20[(i0 * 5 + i1) * L + l] * v21[i0 * L + l]);
+        v30[(i0 * 5 + i1) * L + l] =
+            (v7[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]) - v16[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1404 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1407 = mul f64[16,5] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] =
-            v9[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v19[i0 * L + l]);
-      }
-    }
-  }
-  // %1421 = sub f64[16,5] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            (v16[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]) - v32[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1372 = contract f64[16] -> v19
-  // %1422 = contract f64[16] -> v21
+  // %1379 = contract f64[16] -> v16
+  // %1429 = contract f64[16] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5732,106 +5644,64 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc4_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1373 = mul f64[16] -> v22
+  // %1380 = mul f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v19[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
+      v7[i0 * L + l] = v16[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
-  // %1425 = mul f64[16,5] -> v9
+  // %1432 = mul f64[16,5] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            v10[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v21[i0 * L + l]);
+        v16[(i0 * 5 + i1) * L + l] =
+            v10[(i0 * 5 + i1) * L + l] * (v30[(i0 * 5 + i1) * L + l] - v31[i0 * L + l]);
       }
     }
   }
-  // %1411 = contract f64[16,5] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1413 = sub f64[16,5] -> v10
+  // %1420 = sub f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 5 + i1) * L + l] =
-            (v30[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
-            (v7[(i0 * 5 + i1) * L + l] + (v14[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * T(h))));
+            (v33[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
+            (v23[(i0 * 5 + i1) * L + l] + (v14[(i0 * 5 + i1) * L + l] * (v17[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1379 = contract f64[16] -> v17
-  // %1414 = contract f64[16] -> v18
+  // %1386 = contract f64[16] -> v17
+  // %1421 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5847,18 +5717,18 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v33[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v33[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v33[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v33[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
@@ -5875,16 +5745,16 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1380 = mul f64[16] -> v19
+  // %1387 = mul f64[16] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v17[i0 * L + l];
+      v23[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1363 = contract f64[69] -> v6
-  // %1374 = contract f64[69] -> v7
-  // %1381 = contract f64[69] -> v11
+  // %1602 = contract f64[69] -> v6
+  // %1381 = contract f64[69] -> v30
+  // %1388 = contract f64[69] -> v31
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5904,18 +5774,18 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v23[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v19[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v19[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v19[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v23[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v19[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v7[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v23[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v23[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v23[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v23[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5924,14 +5794,14 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v11[(i0 * 4) * L + l] = acc8_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v30[(i0 * 4) * L + l] = acc4_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v31[(i0 * 4) * L + l] = acc8_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5943,86 +5813,138 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v19[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v23[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[68 * L + l] = acc0_v[l];
-    v7[68 * L + l] = acc1_v[l];
-    v11[68 * L + l] = acc2_v[l];
+    v30[68 * L + l] = acc1_v[l];
+    v31[68 * L + l] = acc2_v[l];
   }
-  // %1366 = add f64[69] -> v14
+  // %1603 = add f64[69] -> v32
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v27[i0 * L + l] + v6[i0 * L + l];
+      v32[i0 * L + l] = v26[i0 * L + l] + v6[i0 * L + l];
     }
   }
-  // %1376 = add f64[69] -> v27
+  // %1383 = add f64[69] -> v6
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v7[i0 * L + l] + v28[i0 * L + l];
+      v6[i0 * L + l] = v30[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1383 = add f64[69] -> v28
+  // %1390 = add f64[69] -> v28
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v29[i0 * L + l] + v11[i0 * L + l];
+      v28[i0 * L + l] = v29[i0 * L + l] + v31[i0 * L + l];
     }
   }
-  // %1386 = add f64[69] -> d.ln.gain
+  // %1605 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v2[i0 * L + l] * v14[i0 * L + l]) +
-                 ((v27[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v28[i0 * L + l]));
+        sum[l] = (v32[i0 * L + l] * v2[i0 * L + l]) +
+                 ((v6[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v28[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1388 = add f64[69] -> d.ln.bias
+  // %1606 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v27[i0 * L + l] + v28[i0 * L + l]) + v14[i0 * L + l];
+        sum[l] = v32[i0 * L + l] + (v6[i0 * L + l] + v28[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1393 = add f64[16,69] -> d.Wb
+  // %1608 = add f64[16,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v1[i1 * L + l] * v19[i0 * L + l]) + (v5[i1 * L + l] * v22[i0 * L + l])) +
-                   (v23[i0 * L + l] * v3[i1 * L + l]);
+          sum[l] = ((v1[i1 * L + l] * v23[i0 * L + l]) + (v5[i1 * L + l] * v7[i0 * L + l])) +
+                   (v20[i0 * L + l] * v3[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1417 = mul f64[16,5] -> v6
+  // %1424 = mul f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] =
+        v7[(i0 * 5 + i1) * L + l] =
             v12[(i0 * 5 + i1) * L + l] * (v10[(i0 * 5 + i1) * L + l] - v18[i0 * L + l]);
       }
     }
   }
-  // %1428 = add f64[16,5,69] -> d.Wk
+  // %1613 = add f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 5 + i1) * L + l] =
+            (((-(v8[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f)))) -
+              v24[(i0 * 5 + i1) * L + l]) -
+             (v14[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)))) +
+            (v11[(i0 * 5 + i1) * L + l] * v21[i0 * L + l]);
+      }
+    }
+  }
+  // %1614 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1617 = mul f64[16,5] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] =
+            (v10[(i0 * 5 + i1) * L + l] - v17[i0 * L + l]) * v9[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1619 = add f64[16,5,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6030,16 +5952,16 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (u_stages[(i2 + 214) * L + l] * v8[(i0 * 5 + i1) * L + l]) +
-                     ((v9[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 69) * L + l]) +
-                      (u_stages[(i2 + 504) * L + l] * v6[(i0 * 5 + i1) * L + l]));
+            sum[l] = ((v16[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 69) * L + l]) +
+                      (u_stages[(i2 + 504) * L + l] * v7[(i0 * 5 + i1) * L + l])) +
+                     (v8[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 214) * L + l]);
           }
           theta_bar_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1433 = add f64[16,5,69] -> d.Wv
+  // %1440 = add f64[16,5,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6048,8 +5970,8 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = ((v1[i2 * L + l] * v15[(i0 * 5 + i1) * L + l]) +
-                      (v25[(i0 * 5 + i1) * L + l] * v5[i2 * L + l])) +
-                     (v26[(i0 * 5 + i1) * L + l] * v3[i2 * L + l]);
+                      (v27[(i0 * 5 + i1) * L + l] * v5[i2 * L + l])) +
+                     (v25[(i0 * 5 + i1) * L + l] * v3[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -6057,7 +5979,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
   }
   if (u_stages_bar) {
-    // %753 = reduce_sum f64[] -> v13
+    // %755 = reduce_sum f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6072,7 +5994,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = acc_v[l];
     }
-    // %758 = reduce_sum f64[] -> v17
+    // %760 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6087,19 +6009,19 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc_v[l];
     }
-    // %762 = reciprocal f64[] -> v13
+    // %764 = reciprocal f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = T(1) / std::sqrt((v17[l] * 0.014492754f) + 1e-05f);
     }
-    // %1434 = mul f64[69] -> v1
+    // %1441 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v27[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v6[i0 * L + l];
       }
     }
-    // %1435 = reduce_sum f64[] -> v17
+    // %1442 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6114,7 +6036,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc_v[l];
     }
-    // %1439 = contract f64[] -> v18
+    // %1446 = contract f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6129,7 +6051,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = acc0_v[l];
     }
-    // %1444 = mul f64[69] -> d.x@0
+    // %1451 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6137,7 +6059,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
                                               (v4[i0 * L + l] * (v18[l] * 0.014492754f)));
       }
     }
-    // %1445 = contract f64[69] -> d.dx@0
+    // %1452 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6151,13 +6073,13 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v9[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v9[(i1 * 5 + i2) * L + l], acc1_v[l]);
-            acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v9[(i1 * 5 + i2) * L + l], acc2_v[l]);
-            acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v9[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v16[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v16[(i1 * 5 + i2) * L + l],
+                                 acc1_v[l]);
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v16[(i1 * 5 + i2) * L + l],
+                                 acc2_v[l]);
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v16[(i1 * 5 + i2) * L + l],
+                                 acc3_v[l]);
           }
         }
       }
@@ -6177,7 +6099,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -6185,49 +6107,14 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %802 = reduce_sum f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
+    // %1620 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + u_stages[(i0 + 145) * L + l];
+        v1[i0 * L + l] = v32[i0 * L + l] * ln_gain[i0];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = acc_v[l];
-    }
-    // %807 = reduce_sum f64[] -> v17
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 145) * L + l] - (v13[l] * 0.014492754f));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[l] = acc_v[l];
-    }
-    // %811 = reciprocal f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = T(1) / std::sqrt((v17[l] * 0.014492754f) + 1e-05f);
-    }
-    // %1446 = mul f64[69] -> v1
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v14[i0 * L + l];
-      }
-    }
-    // %1447 = reduce_sum f64[] -> v17
+    // %1621 = reduce_sum f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6240,9 +6127,9 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[l] = acc_v[l];
+      v13[l] = acc_v[l];
     }
-    // %1451 = contract f64[] -> v18
+    // %1625 = contract f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6255,17 +6142,53 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = acc0_v[l];
+      v17[l] = acc0_v[l];
     }
-    // %1456 = mul f64[69] -> d.x@1
+    // %804 = reduce_sum f64[] -> v18
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 145) * L + l] += v13[l] * ((v1[i0 * L + l] - (v17[l] * 0.014492754f)) -
-                                                      (v2[i0 * L + l] * (v18[l] * 0.014492754f)));
+        acc_v[l] = acc_v[l] + u_stages[(i0 + 145) * L + l];
       }
     }
-    // %1457 = contract f64[69] -> d.dx@1
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[l] = acc_v[l];
+    }
+    // %809 = reduce_sum f64[] -> v19
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 145) * L + l] - (v18[l] * 0.014492754f));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[l] = acc_v[l];
+    }
+    // %813 = reciprocal f64[] -> v18
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[l] = T(1) / std::sqrt((v19[l] * 0.014492754f) + 1e-05f);
+    }
+    // %1630 = mul f64[69] -> d.x@1
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 145) * L + l] += ((v1[i0 * L + l] - (v13[l] * 0.014492754f)) -
+                                             ((v17[l] * 0.014492754f) * v2[i0 * L + l])) *
+                                            v18[l];
+      }
+    }
+    // %1631 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6313,14 +6236,14 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[282 * L + l] += acc0_v[l];
     }
-    // %1458 = mul f64[69] -> v1
+    // %1465 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v28[i0 * L + l];
       }
     }
-    // %1459 = reduce_sum f64[] -> v13
+    // %1466 = reduce_sum f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6335,7 +6258,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = acc_v[l];
     }
-    // %1463 = contract f64[] -> v17
+    // %1470 = contract f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6350,7 +6273,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc0_v[l];
     }
-    // %667 = reduce_sum f64[] -> v18
+    // %669 = reduce_sum f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6365,7 +6288,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = acc_v[l];
     }
-    // %672 = reduce_sum f64[] -> v19
+    // %674 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6380,12 +6303,12 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v19[l] = acc_v[l];
     }
-    // %676 = reciprocal f64[] -> v18
+    // %678 = reciprocal f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = T(1) / std::sqrt((v19[l] * 0.014492754f) + 1e-05f);
     }
-    // %1468 = mul f64[69] -> d.x@2
+    // %1475 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6394,7 +6317,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
                                             v18[l];
       }
     }
-    // %1469 = contract f64[69] -> d.dx@2
+    // %1476 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6408,13 +6331,13 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v7[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v7[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v7[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v7[(i1 * 5 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -6434,7 +6357,7 @@ extern "C" void fwp_delta_cde_sepsis_static_step_vjp(const void* /*ctx*/, double
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -6487,41 +6410,39 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11520);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14080);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16640);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19392);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21952);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24512);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26752);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28992);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29504);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30016);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30528);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31040);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33600);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36160);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36672);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37184);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39744);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42304);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44864);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47424);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49984);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52544);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55104);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55616);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58176);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60736);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65216);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67776);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70016);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72256);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74496);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76736);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79296);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11200);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13952);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14464);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14976);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15488);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20608);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23168);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25728);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28288);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30848);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33408);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35968);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38528);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41088);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43648);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48768);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53888);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56448);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56960);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57472);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60032);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62592);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64832);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67072);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69632);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70144);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72384);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74624);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76864);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6543,340 +6464,8 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
   for (int64_t i = 0; i < 12282; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_sepsis_static.field.adjoint.step.rk4: 276 nodes
-  // %592 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 145) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[(i0 + 145) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %594 = add f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %569 = layernorm f64[69] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e44 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %571 = add f64[69] -> v3
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
-    }
-  }
-  // %590 = contract f64[16,5] -> v4
-  // %567 = contract f64[16,5] -> v5
-  // %616 = contract f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 214) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 504) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 214) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 504) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 214) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 504) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 214) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 504) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v5[(i0 * 5) * L + l] = acc4_v[l];
-      v5[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v5[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v5[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v6[(i0 * 5) * L + l] = acc8_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 214) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 504) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v5[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %591 = softmax f64[16,5] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v4[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %568 = softmax f64[16,5] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v5[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %617 = softmax f64[16,5] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v6[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v6[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %854 = contract f64[16,5] -> v6
-  // %577 = contract f64[16,5] -> v9
-  // %890 = contract f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v9[(i0 * 5) * L + l] = acc4_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v10[(i0 * 5) * L + l] = acc8_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %618 = layernorm f64[69] -> v11
+  // fwp_delta_cde_sepsis_static.field.adjoint.step.rk4: 271 nodes
+  // %620 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6896,8 +6485,8 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e318 = u_stages[(i0 + 435) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e318 * e318);
+        const T e13 = u_stages[(i0 + 435) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
       }
     }
   }
@@ -6909,19 +6498,105 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %620 = add f64[69] -> v12
+  // %622 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = ln_bias[i0] + (v11[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %595 = contract f64[16] -> v13
-  // %572 = contract f64[16] -> v14
-  // %621 = contract f64[16] -> v15
+  // %594 = layernorm f64[69] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 145) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e44 = u_stages[(i0 + 145) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %596 = add f64[69] -> v3
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
+    }
+  }
+  // %571 = layernorm f64[69] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %573 = add f64[69] -> v5
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
+    }
+  }
+  // %623 = contract f64[16] -> v6
+  // %574 = contract f64[16] -> v7
+  // %597 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6942,144 +6617,45 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v12[i1 * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v12[i1 * L + l], acc9_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v12[i1 * L + l], acc10_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v12[i1 * L + l], acc11_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v14[(i0 * 4) * L + l] = acc4_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v15[(i0 * 4) * L + l] = acc8_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %596 = sigmoid f64[16] -> v16
+  // %624 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = sigmoid(v13[i0 * L + l]);
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %597 = contract f64[16,5] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * v16[i0 * L + l];
-      }
-    }
-  }
-  // %573 = sigmoid f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v14[i0 * L + l]);
-    }
-  }
-  // %574 = contract f64[16,5] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
-      }
-    }
-  }
-  // %1085 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %875 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %622 = sigmoid f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v15[i0 * L + l]);
-    }
-  }
-  // %623 = contract f64[16,5] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] = v5[(i0 * 5 + i1) * L + l] * v20[i0 * L + l];
-      }
-    }
-  }
-  // %599 = contract f64[16,5] -> v22
-  // %576 = contract f64[16,5] -> v23
-  // %625 = contract f64[16,5] -> v24
+  // %627 = contract f64[16,5] -> v10
+  // %601 = contract f64[16,5] -> v11
+  // %578 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7101,32 +6677,32 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v12[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v5[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v12[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v12[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v12[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5) * L + l] = acc0_v[l];
-      v22[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v23[(i0 * 5) * L + l] = acc4_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v24[(i0 * 5) * L + l] = acc8_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -7136,48 +6712,295 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v12[i1 * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v23[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %579 = tanh f64[16,5] -> v25
+  // %618 = contract f64[16,5] -> v13
+  // %592 = contract f64[16,5] -> v14
+  // %569 = contract f64[16,5] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 504) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 214) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 504) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 214) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 504) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 214) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 504) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 214) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc4_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 5) * L + l] = acc8_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 504) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 214) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %619 = softmax f64[16,5] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %625 = contract f64[16,5] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %593 = softmax f64[16,5] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v14[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %570 = softmax f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v15[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %856 = contract f64[16,5] -> v15
+  // %579 = contract f64[16,5] -> v18
+  // %892 = contract f64[16,5] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 5) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc4_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 5) * L + l] = acc8_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %581 = tanh f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v23[i0 * L + l] - v9[i0 * L + l]);
+      v20[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v18[i0 * L + l]);
     }
   }
-  // %1317 = tanh f64[16,5] -> v9
+  // %575 = sigmoid f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %576 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v22[(i0 * 5 + i1) * L + l] -
-                     (v6[(i0 * 5 + i1) * L + l] +
-                      (v25[(i0 * 5 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))));
+        v12[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1321 = tanh f64[16,5] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] =
-            vm::tanh(v22[(i0 * 5 + i1) * L + l] -
-                     (v6[(i0 * 5 + i1) * L + l] +
-                      (v9[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)))));
-      }
-    }
-  }
-  // %887 = contract f64[16] -> v14
+  // %1092 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7189,54 +7012,158 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1325 = tanh f64[16,5] -> v6
+  // %1324 = tanh f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = vm::tanh(
-            v24[(i0 * 5 + i1) * L + l] -
-            ((v23[(i0 * 5 + i1) * L + l] * (v14[i0 * L + l] * T(h))) + v10[(i0 * 5 + i1) * L + l]));
+        v18[(i0 * 5 + i1) * L + l] =
+            vm::tanh(v11[(i0 * 5 + i1) * L + l] -
+                     (v15[(i0 * 5 + i1) * L + l] +
+                      (v20[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f)))));
       }
     }
   }
-  // %2310 = add f64[16,5,5] -> W
+  // %598 = sigmoid f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %599 = contract f64[16,5] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %877 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1328 = tanh f64[16,5] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 5 + i1) * L + l] =
+            vm::tanh(v11[(i0 * 5 + i1) * L + l] -
+                     (v15[(i0 * 5 + i1) * L + l] +
+                      (v18[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)))));
+      }
+    }
+  }
+  // %889 = contract f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1332 = tanh f64[16,5] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] = vm::tanh(
+            v10[(i0 * 5 + i1) * L + l] -
+            ((v22[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * T(h))) + v19[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %1596 = add f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v22[i0 * L + l] + v18[i0 * L + l];
+    }
+  }
+  // %2552 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((((v17[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v23[(i0 * 5 + i1) * L + l]) +
-                (((v17[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v9[(i0 * 5 + i1) * L + l]) +
-                 ((v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v25[(i0 * 5 + i1) * L + l]))) +
-               ((v21[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) * v6[(i0 * 5 + i1) * L + l])) +
+              (((v13[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) * v15[(i0 * 5 + i1) * L + l]) +
+               (((v21[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v10[(i0 * 5 + i1) * L + l]) +
+                ((v12[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v20[(i0 * 5 + i1) * L + l]))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %1586 = contract f64[16,5] -> v10
-  // %2039 = contract f64[16,5] -> v22
-  // %2068 = contract f64[16,5] -> v24
+  // %1632 = contract f64[16,5] -> v10
+  // %2085 = contract f64[16,5] -> v11
+  // %2114 = contract f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7256,24 +7183,24 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v21[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v21[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v21[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v21[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v21[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v21[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7282,14 +7209,14 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v22[(i0 * 5) * L + l] = acc4_v[l];
-      v22[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v22[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v22[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v24[(i0 * 5) * L + l] = acc8_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 5) * L + l] = acc8_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -7298,28 +7225,28 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v22[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1587 = mul f64[16,5] -> v26
+  // %1633 = mul f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v10[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
+      v23[i0 * L + l] = v10[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
     }
   }
-  // %2065 = contract f64[16] -> v14
+  // %2111 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7331,26 +7258,26 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1593 = contract f64[16,5] -> v10
-  // %2330 = contract f64[16,5] -> v21
-  // %2345 = contract f64[16,5] -> v27
+  // %1639 = contract f64[16,5] -> v13
+  // %2376 = contract f64[16,5] -> v24
+  // %2391 = contract f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7370,43 +7297,43 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v9[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v9[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v22[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v9[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v22[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v9[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v22[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 5) * L + l] = acc4_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v27[(i0 * 5) * L + l] = acc8_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 5) * L + l] = acc4_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v25[(i0 * 5) * L + l] = acc8_v[l];
+      v25[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v25[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v25[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -7415,22 +7342,22 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v25[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2036 = contract f64[16] -> v15
-  // %1594 = contract f64[16] -> v28
+  // %2082 = contract f64[16] -> v26
+  // %1640 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7446,89 +7373,95 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v28[(i0 * 4) * L + l] = acc4_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc4_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2311 = mul f64[16,5] -> v29
+  // %2357 = mul f64[16,5] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 5 + i1) * L + l] =
+            ((v23[(i0 * 5 + i1) * L + l] * (v26[i0 * L + l] * (T(h) * 0.5f))) +
+             v11[(i0 * 5 + i1) * L + l]) *
+            (1.0f - square(v18[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %2360 = mul f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v29[(i0 * 5 + i1) * L + l] =
-            ((v26[(i0 * 5 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
-             v22[(i0 * 5 + i1) * L + l]) *
-            (1.0f - square(v9[(i0 * 5 + i1) * L + l]));
+            (1.0f - square(v22[(i0 * 5 + i1) * L + l])) *
+            ((v28[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+             v11[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2314 = mul f64[16,5] -> v30
+  // %2363 = mul f64[16,5] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v23[(i0 * 5 + i1) * L + l])) *
-            ((v29[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
-             v22[(i0 * 5 + i1) * L + l]);
+        v11[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v15[(i0 * 5 + i1) * L + l])) *
+            ((v29[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v19[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2317 = mul f64[16,5] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v6[(i0 * 5 + i1) * L + l])) *
-            ((v30[(i0 * 5 + i1) * L + l] * (v14[i0 * L + l] * T(h))) + v24[(i0 * 5 + i1) * L + l]);
-      }
+  // %2553 = add f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v28[i0 * L + l] + v29[i0 * L + l];
     }
   }
-  // %2493 = add f64[16,5,5] -> a.W
+  // %2557 = add f64[16,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((((v26[(i0 * 5 + i1) * L + l] * (v4[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
-                 ((v7[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v29[(i0 * 5 + i1) * L + l])) +
-                ((v7[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v30[(i0 * 5 + i1) * L + l])) +
-               ((v5[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) * v22[(i0 * 5 + i1) * L + l])) +
-              a0[(i0 * 25 + i1 * 5 + i2) * L + l];
+              a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
+              (((v16[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) * v11[(i0 * 5 + i1) * L + l]) +
+               ((v23[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
+                ((v17[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                 v10[(i0 * 5 + i1) * L + l])));
         }
       }
     }
   }
-  // %2091 = contract f64[69] -> v24
-  // %2329 = contract f64[69] -> v31
-  // %2350 = contract f64[69] -> v32
+  // %2137 = contract f64[69] -> v19
+  // %2375 = contract f64[69] -> v30
+  // %2396 = contract f64[69] -> v31
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7550,46 +7483,46 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v23[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v29[(i1 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v28[(i1 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v30[(i1 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v29[(i1 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v23[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v29[(i1 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v28[(i1 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v30[(i1 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v29[(i1 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v26[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v23[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v29[(i1 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v28[(i1 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v30[(i1 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v29[(i1 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v26[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v23[(i1 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v29[(i1 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v28[(i1 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v30[(i1 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v29[(i1 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v31[(i0 * 4) * L + l] = acc4_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v32[(i0 * 4) * L + l] = acc8_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc4_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v31[(i0 * 4) * L + l] = acc8_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7602,33 +7535,33 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v29[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v29[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[68 * L + l] = acc0_v[l];
-    v31[68 * L + l] = acc1_v[l];
-    v32[68 * L + l] = acc2_v[l];
+    v19[68 * L + l] = acc0_v[l];
+    v30[68 * L + l] = acc1_v[l];
+    v31[68 * L + l] = acc2_v[l];
   }
-  // %1595 = mul f64[16] -> v14
+  // %1641 = mul f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v28[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
+      v8[i0 * L + l] = v27[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
     }
   }
-  // %792 = mul f64[16] -> v15
+  // %794 = mul f64[16] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v16[i0 * L + l] * (1.0f - v16[i0 * L + l]);
+      v26[i0 * L + l] = v7[i0 * L + l] * (1.0f - v7[i0 * L + l]);
     }
   }
-  // %2331 = contract f64[16] -> v19
+  // %2377 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7640,35 +7573,35 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2334 = add f64[16,5] -> v33
+  // %2380 = add f64[16,5] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 5 + i1) * L + l] =
-            (v4[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
-            v21[(i0 * 5 + i1) * L + l];
+        v32[(i0 * 5 + i1) * L + l] =
+            (v14[(i0 * 5 + i1) * L + l] * (v27[i0 * L + l] * (T(h) * 0.5f))) +
+            v24[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2335 = contract f64[16] -> v19
+  // %2381 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7680,32 +7613,32 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2336 = mul f64[16] -> v28
+  // %2382 = mul f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v15[i0 * L + l] * v19[i0 * L + l];
+      v24[i0 * L + l] = v26[i0 * L + l] * v27[i0 * L + l];
     }
   }
-  // %2342 = contract f64[16] -> v19
-  // %2390 = contract f64[16] -> v21
+  // %2388 = contract f64[16] -> v27
+  // %2436 = contract f64[16] -> v33
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7721,46 +7654,46 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 4) * L + l] = acc4_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2346 = add f64[16,5] -> v25
+  // %2392 = add f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
-            v27[(i0 * 5 + i1) * L + l];
+        v20[(i0 * 5 + i1) * L + l] =
+            (v17[(i0 * 5 + i1) * L + l] * (v27[i0 * L + l] * (T(h) * 0.5f))) +
+            v25[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2347 = contract f64[16] -> v19
+  // %2393 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7772,33 +7705,33 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2348 = mul f64[16] -> v27
+  // %2394 = mul f64[16] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v19[i0 * L + l] * v15[i0 * L + l];
+      v25[i0 * L + l] = v27[i0 * L + l] * v26[i0 * L + l];
     }
   }
-  // %1596 = contract f64[69] -> v34
-  // %2337 = contract f64[69] -> v35
-  // %2349 = contract f64[69] -> v36
+  // %1642 = contract f64[69] -> v34
+  // %2383 = contract f64[69] -> v35
+  // %2395 = contract f64[69] -> v36
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7818,18 +7751,18 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v14[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v28[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v27[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v28[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v27[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v28[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v27[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v14[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v28[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v27[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v24[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v25[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v24[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v25[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v24[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v25[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v24[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v25[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7857,9 +7790,9 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v28[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v27[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v24[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v25[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7868,28 +7801,28 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     v35[68 * L + l] = acc1_v[l];
     v36[68 * L + l] = acc2_v[l];
   }
-  // %2326 = mul f64[69] -> v37
+  // %2139 = add f64[69] -> v37
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = (v24[i0 * L + l] + v34[i0 * L + l]) * 0.16666667f;
+      v37[i0 * L + l] = v19[i0 * L + l] + v34[i0 * L + l];
     }
   }
-  // %2338 = add f64[69] -> v34
+  // %2384 = add f64[69] -> v34
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v35[i0 * L + l] + v31[i0 * L + l];
+      v34[i0 * L + l] = v35[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %2352 = mul f64[69] -> v31
+  // %2397 = add f64[69] -> v30
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v32[i0 * L + l] + v36[i0 * L + l]) * 0.33333334f;
+      v30[i0 * L + l] = v31[i0 * L + l] + v36[i0 * L + l];
     }
   }
-  // %2363 = contract f64[69] -> v32
+  // %2409 = contract f64[69] -> v31
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7903,22 +7836,22 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v22[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v11[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v22[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v11[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v22[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v11[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v22[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v11[(i1 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc0_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7929,16 +7862,16 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v32[68 * L + l] = acc0_v[l];
+    v31[68 * L + l] = acc0_v[l];
   }
-  // %2356 = contract f64[16] -> v15
-  // %2404 = contract f64[16] -> v19
+  // %2402 = contract f64[16] -> v26
+  // %2450 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7954,35 +7887,35 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v19[(i0 * 4) * L + l] = acc4_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc4_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2355 = contract f64[16,5] -> v9
+  // %2401 = contract f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7994,48 +7927,56 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v6[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v6[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2359 = add f64[16,5] -> v6
+  // %2405 = add f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] * (v15[i0 * L + l] * T(h))) + v9[(i0 * 5 + i1) * L + l];
+        v15[(i0 * 5 + i1) * L + l] =
+            (v17[(i0 * 5 + i1) * L + l] * (v26[i0 * L + l] * T(h))) + v18[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1933 = contract f64[16,5] -> v9
-  // %2393 = contract f64[16,5] -> v24
-  // %2403 = contract f64[16,5] -> v38
+  // %2567 = add f64[16] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] =
+          (v24[i0 * L + l] * (T(h) * 0.33333334f)) + (v25[i0 * L + l] * (T(h) * 0.33333334f));
+    }
+  }
+  // %1979 = contract f64[16,5] -> v18
+  // %2449 = contract f64[16,5] -> v19
+  // %2439 = contract f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8056,45 +7997,45 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v29[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v30[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v28[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v29[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v30[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v28[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v29[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v30[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v28[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v24[(i0 * 5) * L + l] = acc4_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v38[(i0 * 5) * L + l] = acc8_v[l];
-      v38[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v38[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v38[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v18[(i0 * 5) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 5) * L + l] = acc4_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v24[(i0 * 5) * L + l] = acc8_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -8103,31 +8044,31 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v29[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v24[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v38[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1935 = sub f64[16,5] -> v39
+  // %1981 = sub f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 5 + i1) * L + l] =
-            (v10[(i0 * 5 + i1) * L + l] * v13[i0 * L + l]) - v9[(i0 * 5 + i1) * L + l];
+        v25[(i0 * 5 + i1) * L + l] =
+            (v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) - v18[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2165 = contract f64[16] -> v13
+  // %2211 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8139,46 +8080,46 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v39[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v39[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v39[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v39[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2386 = contract f64[16,5] -> v9
+  // %2432 = contract f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            v4[(i0 * 5 + i1) * L + l] * (v39[(i0 * 5 + i1) * L + l] - v13[i0 * L + l]);
+        v13[(i0 * 5 + i1) * L + l] =
+            v14[(i0 * 5 + i1) * L + l] * (v25[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
-  // %2395 = sub f64[16,5] -> v4
+  // %2454 = sub f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] =
-            (v33[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) -
-            ((v18[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
-             v24[(i0 * 5 + i1) * L + l]);
+        v14[(i0 * 5 + i1) * L + l] =
+            (v20[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
+            (v19[(i0 * 5 + i1) * L + l] +
+             (v21[(i0 * 5 + i1) * L + l] * (v27[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %2396 = contract f64[16] -> v13
+  // %2455 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8190,127 +8131,36 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2399 = contract f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            (v4[(i0 * 5 + i1) * L + l] - v13[i0 * L + l]) * v7[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2408 = sub f64[16,5] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] =
-            (v25[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) -
-            (v38[(i0 * 5 + i1) * L + l] +
-             (v17[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %2409 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2412 = contract f64[16,5] -> v18
+  // %2441 = sub f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v18[(i0 * 5 + i1) * L + l] =
-            (v4[(i0 * 5 + i1) * L + l] - v13[i0 * L + l]) * v7[(i0 * 5 + i1) * L + l];
+            (v32[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
+            ((v12[(i0 * 5 + i1) * L + l] * (v33[i0 * L + l] * (T(h) * 0.5f))) +
+             v24[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2419 = contract f64[16,5] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v22[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2416 = contract f64[16] -> v13
+  // %2442 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8322,36 +8172,118 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2421 = sub f64[16,5] -> v7
+  // %2571 = add f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            (v6[(i0 * 5 + i1) * L + l] * v20[i0 * L + l]) -
-            (v4[(i0 * 5 + i1) * L + l] + (v17[(i0 * 5 + i1) * L + l] * (v13[i0 * L + l] * T(h))));
+        v12[(i0 * 5 + i1) * L + l] =
+            ((v14[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l]) +
+            ((v18[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2360 = contract f64[16] -> v13
-  // %2422 = contract f64[16] -> v15
+  // %2465 = contract f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2462 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2467 = sub f64[16,5] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] =
+            (v15[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) -
+            (v14[(i0 * 5 + i1) * L + l] + (v21[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %2406 = contract f64[16] -> v6
+  // %2468 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8367,42 +8299,42 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 4) * L + l] = acc4_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2361 = mul f64[16] -> v16
+  // %2407 = mul f64[16] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]) * v13[i0 * L + l];
+      v27[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v6[i0 * L + l];
     }
   }
-  // %2362 = contract f64[69] -> v35
+  // %2408 = contract f64[69] -> v35
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8414,10 +8346,10 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8435,74 +8367,73 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v16[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v27[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v35[68 * L + l] = acc0_v[l];
   }
-  // %2373 = mul f64[69] -> v36
+  // %2410 = add f64[69] -> v36
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (v32[i0 * L + l] + v35[i0 * L + l]) * 0.16666667f;
+      v36[i0 * L + l] = v31[i0 * L + l] + v35[i0 * L + l];
     }
   }
-  // %2494 = mul f64[69] -> adj.ln.gain
+  // %2540 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v37[i0 * L + l] * v2[i0 * L + l])) -
-                           ((v0[i0 * L + l] * v34[i0 * L + l]) * 0.33333334f)) -
-                          (v0[i0 * L + l] * v31[i0 * L + l])) -
-                         (v11[i0 * L + l] * v36[i0 * L + l]));
+        sum[l] = T(h) * ((((-((v37[i0 * L + l] * 0.16666667f) * v4[i0 * L + l])) -
+                           ((v2[i0 * L + l] * v34[i0 * L + l]) * 0.33333334f)) -
+                          (v2[i0 * L + l] * (v30[i0 * L + l] * 0.33333334f))) -
+                         (v0[i0 * L + l] * (v36[i0 * L + l] * 0.16666667f)));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2375 = mul f64[69] -> adj.ln.bias
+  // %2566 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * ((((-(v34[i0 * L + l] * 0.33333334f)) - v37[i0 * L + l]) - v31[i0 * L + l]) -
-                    v36[i0 * L + l]);
+        sum[l] = ((-((v30[i0 * L + l] + v34[i0 * L + l]) * 0.33333334f)) -
+                  ((v36[i0 * L + l] + v37[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2384 = sub f64[16,69] -> adj.Wb
+  // %2570 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v3[i1 * L + l] * (v14[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                     ((v28[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l])) -
-                    ((v27[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l])) -
-                   ((v16[i0 * L + l] * (T(h) * 0.16666667f)) * v12[i1 * L + l]);
+          sum[l] = ((-(v5[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    (v26[i0 * L + l] * v3[i1 * L + l])) -
+                   ((v27[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2425 = contract f64[16,5] -> v4
+  // %2471 = contract f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] =
-            v5[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v15[i0 * L + l]);
+        v14[(i0 * 5 + i1) * L + l] =
+            v16[(i0 * 5 + i1) * L + l] * (v17[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]);
       }
     }
   }
-  // %2497 = sub f64[16,5,69] -> adj.Wk
+  // %2574 = sub f64[16,5,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8510,21 +8441,19 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] =
-                (((-(v9[(i0 * 5 + i1) * L + l] *
-                     (u_stages[(i2 + 69) * L + l] * (T(h) * 0.16666667f)))) -
-                  (v10[(i0 * 5 + i1) * L + l] *
-                   (u_stages[(i2 + 214) * L + l] * (T(h) * 0.33333334f)))) -
-                 (v18[(i0 * 5 + i1) * L + l] *
-                  (u_stages[(i2 + 214) * L + l] * (T(h) * 0.33333334f)))) -
-                (v4[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 504) * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v13[(i0 * 5 + i1) * L + l] *
+                         (u_stages[(i2 + 69) * L + l] * (T(h) * 0.16666667f)))) -
+                      (v12[(i0 * 5 + i1) * L + l] *
+                       (u_stages[(i2 + 214) * L + l] * (T(h) * 0.33333334f)))) -
+                     (v14[(i0 * 5 + i1) * L + l] *
+                      (u_stages[(i2 + 504) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2500 = sub f64[16,5,69] -> adj.Wv
+  // %2578 = sub f64[16,5,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8532,57 +8461,56 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v29[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v26[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v30[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v22[(i0 * 5 + i1) * L + l] * (v12[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v10[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v23[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v11[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1997 = broadcast f64[16,5,69] -> adj.Wq
+  // %2043 = broadcast f64[16,5,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5520; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1998 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2044 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1999 = broadcast f64[64,80] -> adj.ff.up.weight
+  // %2045 = broadcast f64[64,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2000 = broadcast f64[64] -> adj.ff.up.bias
+  // %2046 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2001 = broadcast f64[80,64] -> adj.ff.down.weight
+  // %2047 = broadcast f64[80,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2002 = broadcast f64[1,80] -> adj.out.weight
+  // %2048 = broadcast f64[1,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2003 = broadcast f64[1] -> adj.out.bias
+  // %2049 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %2004 = broadcast f64[256,7] -> adj.s_in.weight
+  // %2050 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2005 = broadcast f64[256] -> adj.s_in.bias
+  // %2051 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2006 = broadcast f64[176,256] -> adj.s_kvl.weight
+  // %2052 = broadcast f64[176,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 45056; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2007 = broadcast f64[176] -> adj.s_kvl.bias
+  // %2053 = broadcast f64[176] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 176; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -9601,12 +9529,11 @@ extern "C" void fwp_delta_cde_sepsis_static_loss_vjp(const void* /*ctx*/, const 
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_delta_cde_sepsis_static.loss.vjp: 8 nodes
-  // %554 = sub f64[1] -> d.logit
-  // fwp_delta_cde_sepsis_static.ode:62: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_delta_cde_sepsis_static.loss.vjp: 7 nodes
+  // %560 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -9888,9 +9815,9 @@ const plastic_model kModel = {
             .field = 13184,
             .field_vjp = 25344,
             .adjoint_field = 44288,
-            .step = 38656,
-            .step_vjp = 68992,
-            .adjoint_step = 81856,
+            .step = 37120,
+            .step_vjp = 71872,
+            .adjoint_step = 79104,
             .output = 7872,
             .output_vjp = 26880,
             .loss = 0,

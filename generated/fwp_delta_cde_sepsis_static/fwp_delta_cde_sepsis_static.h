@@ -96,14 +96,14 @@ enum {
  *   theta: uniform[75707] = 75707 floats, read-only
  *   u_stages: varying[580] = 4640 floats, read-only
  *   z1: varying[400] = 3200 floats, may alias
- *   scratch: scratch arena, 38656 bytes, 64-byte aligned
+ *   scratch: scratch arena, 37120 bytes, 64-byte aligned
  */
 void fwp_delta_cde_sepsis_static_step(const void* ctx, double t, double h, const void* z0,
                                       const void* theta, const void* u_stages, void* z1,
                                       void* scratch);
 enum {
   fwp_delta_cde_sepsis_static_step_lanes = 8,
-  fwp_delta_cde_sepsis_static_step_scratch_bytes = 38656
+  fwp_delta_cde_sepsis_static_step_scratch_bytes = 37120
 };
 
 /* fwp_delta_cde_sepsis_static_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved
@@ -114,7 +114,7 @@ enum {
  *   z0_bar: varying[400] = 3200 floats
  *   theta_bar: uniform[75707] = 75707 floats
  *   u_stages_bar: varying[580] = 4640 floats, may be NULL
- *   scratch: scratch arena, 68992 bytes, 64-byte aligned
+ *   scratch: scratch arena, 71872 bytes, 64-byte aligned
  */
 void fwp_delta_cde_sepsis_static_step_vjp(const void* ctx, double t, double h, const void* z0,
                                           const void* theta, const void* u_stages,
@@ -122,7 +122,7 @@ void fwp_delta_cde_sepsis_static_step_vjp(const void* ctx, double t, double h, c
                                           void* u_stages_bar, void* scratch);
 enum {
   fwp_delta_cde_sepsis_static_step_vjp_lanes = 8,
-  fwp_delta_cde_sepsis_static_step_vjp_scratch_bytes = 68992
+  fwp_delta_cde_sepsis_static_step_vjp_scratch_bytes = 71872
 };
 
 /* fwp_delta_cde_sepsis_static_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
@@ -135,7 +135,7 @@ enum {
  *   dtheta: uniform[75707] = 75707 floats
  *   err: varying[800] = 6400 floats, may be NULL
  *   dtheta_err: uniform[75707] = 75707 floats, may be NULL
- *   scratch: scratch arena, 81856 bytes, 64-byte aligned
+ *   scratch: scratch arena, 79104 bytes, 64-byte aligned
  */
 void fwp_delta_cde_sepsis_static_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                               const void* a0, const void* theta,
@@ -144,7 +144,7 @@ void fwp_delta_cde_sepsis_static_adjoint_step(const void* ctx, double t, double 
                                               void* scratch);
 enum {
   fwp_delta_cde_sepsis_static_adjoint_step_lanes = 8,
-  fwp_delta_cde_sepsis_static_adjoint_step_scratch_bytes = 81856
+  fwp_delta_cde_sepsis_static_adjoint_step_scratch_bytes = 79104
 };
 
 /* fwp_delta_cde_sepsis_static_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

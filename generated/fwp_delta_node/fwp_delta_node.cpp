@@ -3972,11 +3972,12 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109504);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114624);
   T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119744);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130496);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141248);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152000);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162752);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173504);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124864);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135616);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146368);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157120);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167872);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 178624);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3995,8 +3996,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_node.field.step.rk4.vjp: 267 nodes
-  for (int64_t p0 = 0; p0 < 22; ++p0) {
+  // fwp_delta_node.field.step.rk4.vjp: 262 nodes
+  for (int64_t p0 = 0; p0 < 20; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
   // %618 = layernorm f64[21] -> v0
@@ -4035,8 +4036,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v0[i0 * L + l] = (u_stages[(i0 + 63) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  for (int64_t p1 = 0; p1 < 22; ++p1) {
-    __builtin_prefetch(&z0[(p1 * 2 + 44) * L]);
+  for (int64_t p1 = 0; p1 < 21; ++p1) {
+    __builtin_prefetch(&z0[(p1 * 2 + 40) * L]);
   }
   // %620 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
@@ -4045,8 +4046,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  for (int64_t p2 = 0; p2 < 22; ++p2) {
-    __builtin_prefetch(&z0[(p2 * 2 + 88) * L]);
+  for (int64_t p2 = 0; p2 < 20; ++p2) {
+    __builtin_prefetch(&z0[(p2 * 2 + 82) * L]);
   }
   // %593 = layernorm f64[21] -> v2
   PLASTIC_SIMD
@@ -4084,8 +4085,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v2[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  for (int64_t p3 = 0; p3 < 22; ++p3) {
-    __builtin_prefetch(&z0[(p3 * 2 + 132) * L]);
+  for (int64_t p3 = 0; p3 < 21; ++p3) {
+    __builtin_prefetch(&z0[(p3 * 2 + 122) * L]);
   }
   // %595 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
@@ -4094,8 +4095,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  for (int64_t p4 = 0; p4 < 23; ++p4) {
-    __builtin_prefetch(&z0[(p4 * 2 + 176) * L]);
+  for (int64_t p4 = 0; p4 < 20; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 164) * L]);
   }
   // %571 = layernorm f64[21] -> v4
   PLASTIC_SIMD
@@ -4133,8 +4134,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  for (int64_t p5 = 0; p5 < 22; ++p5) {
-    __builtin_prefetch(&z0[(p5 * 2 + 222) * L]);
+  for (int64_t p5 = 0; p5 < 21; ++p5) {
+    __builtin_prefetch(&z0[(p5 * 2 + 204) * L]);
   }
   // %573 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
@@ -4143,8 +4144,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  for (int64_t p6 = 0; p6 < 22; ++p6) {
-    __builtin_prefetch(&z0[(p6 * 2 + 266) * L]);
+  for (int64_t p6 = 0; p6 < 20; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 246) * L]);
   }
   // %624 = contract f64[16] -> v6
   // %599 = contract f64[16] -> v7
@@ -4198,14 +4199,14 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t p7 = 0; p7 < 22; ++p7) {
-    __builtin_prefetch(&z0[(p7 * 2 + 310) * L]);
+  for (int64_t p7 = 0; p7 < 21; ++p7) {
+    __builtin_prefetch(&z0[(p7 * 2 + 286) * L]);
   }
-  for (int64_t p8 = 0; p8 < 23; ++p8) {
-    __builtin_prefetch(&z0[(p8 * 2 + 354) * L]);
+  for (int64_t p8 = 0; p8 < 20; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 328) * L]);
   }
-  for (int64_t p9 = 0; p9 < 22; ++p9) {
-    __builtin_prefetch(&z0[(p9 * 2 + 400) * L]);
+  for (int64_t p9 = 0; p9 < 21; ++p9) {
+    __builtin_prefetch(&z0[(p9 * 2 + 368) * L]);
   }
   // %625 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4214,8 +4215,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  for (int64_t p10 = 0; p10 < 22; ++p10) {
-    __builtin_prefetch(&z0[(p10 * 2 + 444) * L]);
+  for (int64_t p10 = 0; p10 < 20; ++p10) {
+    __builtin_prefetch(&z0[(p10 * 2 + 410) * L]);
   }
   // %600 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4224,8 +4225,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  for (int64_t p11 = 0; p11 < 22; ++p11) {
-    __builtin_prefetch(&z0[(p11 * 2 + 488) * L]);
+  for (int64_t p11 = 0; p11 < 21; ++p11) {
+    __builtin_prefetch(&z0[(p11 * 2 + 450) * L]);
   }
   // %622 = contract f64[16,10] -> v10
   // %597 = contract f64[16,10] -> v11
@@ -4303,14 +4304,14 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  for (int64_t p12 = 0; p12 < 22; ++p12) {
-    __builtin_prefetch(&z0[(p12 * 2 + 532) * L]);
+  for (int64_t p12 = 0; p12 < 20; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 492) * L]);
   }
-  for (int64_t p13 = 0; p13 < 23; ++p13) {
-    __builtin_prefetch(&z0[(p13 * 2 + 576) * L]);
+  for (int64_t p13 = 0; p13 < 21; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 532) * L]);
   }
-  for (int64_t p14 = 0; p14 < 22; ++p14) {
-    __builtin_prefetch(&z0[(p14 * 2 + 622) * L]);
+  for (int64_t p14 = 0; p14 < 20; ++p14) {
+    __builtin_prefetch(&z0[(p14 * 2 + 574) * L]);
   }
   // %623 = softmax f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4344,8 +4345,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  for (int64_t p15 = 0; p15 < 22; ++p15) {
-    __builtin_prefetch(&z0[(p15 * 2 + 666) * L]);
+  for (int64_t p15 = 0; p15 < 21; ++p15) {
+    __builtin_prefetch(&z0[(p15 * 2 + 614) * L]);
   }
   // %626 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4356,8 +4357,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  for (int64_t p16 = 0; p16 < 22; ++p16) {
-    __builtin_prefetch(&z0[(p16 * 2 + 710) * L]);
+  for (int64_t p16 = 0; p16 < 20; ++p16) {
+    __builtin_prefetch(&z0[(p16 * 2 + 656) * L]);
   }
   // %598 = softmax f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4391,8 +4392,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  for (int64_t p17 = 0; p17 < 23; ++p17) {
-    __builtin_prefetch(&z0[(p17 * 2 + 754) * L]);
+  for (int64_t p17 = 0; p17 < 21; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 696) * L]);
   }
   // %601 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4403,8 +4404,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  for (int64_t p18 = 0; p18 < 22; ++p18) {
-    __builtin_prefetch(&z0[(p18 * 2 + 800) * L]);
+  for (int64_t p18 = 0; p18 < 20; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 738) * L]);
   }
   // %875 = contract f64[16] -> v7
   // %865 = contract f64[16] -> v15
@@ -4451,11 +4452,11 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  for (int64_t p19 = 0; p19 < 22; ++p19) {
-    __builtin_prefetch(&z0[(p19 * 2 + 844) * L]);
+  for (int64_t p19 = 0; p19 < 21; ++p19) {
+    __builtin_prefetch(&z0[(p19 * 2 + 778) * L]);
   }
-  for (int64_t p20 = 0; p20 < 22; ++p20) {
-    __builtin_prefetch(&z0[(p20 * 2 + 888) * L]);
+  for (int64_t p20 = 0; p20 < 20; ++p20) {
+    __builtin_prefetch(&z0[(p20 * 2 + 820) * L]);
   }
   // %576 = softmax f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4489,8 +4490,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  for (int64_t p21 = 0; p21 < 22; ++p21) {
-    __builtin_prefetch(&z0[(p21 * 2 + 932) * L]);
+  for (int64_t p21 = 0; p21 < 21; ++p21) {
+    __builtin_prefetch(&z0[(p21 * 2 + 860) * L]);
   }
   // %578 = sigmoid f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4499,8 +4500,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v12[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  for (int64_t p22 = 0; p22 < 23; ++p22) {
-    __builtin_prefetch(&z0[(p22 * 2 + 976) * L]);
+  for (int64_t p22 = 0; p22 < 20; ++p22) {
+    __builtin_prefetch(&z0[(p22 * 2 + 902) * L]);
   }
   // %579 = contract f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4511,8 +4512,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  for (int64_t p23 = 0; p23 < 22; ++p23) {
-    __builtin_prefetch(&z0[(p23 * 2 + 1022) * L]);
+  for (int64_t p23 = 0; p23 < 21; ++p23) {
+    __builtin_prefetch(&z0[(p23 * 2 + 942) * L]);
   }
   // %1342 = contract f64[16,10] -> v19
   // %1108 = contract f64[16,10] -> v20
@@ -4605,14 +4606,14 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  for (int64_t p24 = 0; p24 < 22; ++p24) {
-    __builtin_prefetch(&z0[(p24 * 2 + 1066) * L]);
+  for (int64_t p24 = 0; p24 < 20; ++p24) {
+    __builtin_prefetch(&z0[(p24 * 2 + 984) * L]);
   }
-  for (int64_t p25 = 0; p25 < 22; ++p25) {
-    __builtin_prefetch(&z0[(p25 * 2 + 1110) * L]);
+  for (int64_t p25 = 0; p25 < 21; ++p25) {
+    __builtin_prefetch(&z0[(p25 * 2 + 1024) * L]);
   }
-  for (int64_t p26 = 0; p26 < 23; ++p26) {
-    __builtin_prefetch(&z0[(p26 * 2 + 1154) * L]);
+  for (int64_t p26 = 0; p26 < 20; ++p26) {
+    __builtin_prefetch(&z0[(p26 * 2 + 1066) * L]);
   }
   // %1346 = sub f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4624,8 +4625,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  for (int64_t p27 = 0; p27 < 22; ++p27) {
-    __builtin_prefetch(&z0[(p27 * 2 + 1200) * L]);
+  for (int64_t p27 = 0; p27 < 21; ++p27) {
+    __builtin_prefetch(&z0[(p27 * 2 + 1106) * L]);
   }
   // %1350 = sub f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4638,8 +4639,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  for (int64_t p28 = 0; p28 < 22; ++p28) {
-    __builtin_prefetch(&z0[(p28 * 2 + 1244) * L]);
+  for (int64_t p28 = 0; p28 < 20; ++p28) {
+    __builtin_prefetch(&z0[(p28 * 2 + 1148) * L]);
+  }
+  // %1415 = add f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v22[i0 * L + l] + v10[i0 * L + l];
+    }
+  }
+  for (int64_t p29 = 0; p29 < 21; ++p29) {
+    __builtin_prefetch(&z0[(p29 * 2 + 1188) * L]);
   }
   // %1125 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -4670,45 +4681,44 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  for (int64_t p29 = 0; p29 < 22; ++p29) {
-    __builtin_prefetch(&z0[(p29 * 2 + 1288) * L]);
+  for (int64_t p30 = 0; p30 < 20; ++p30) {
+    __builtin_prefetch(&z0[(p30 * 2 + 1230) * L]);
   }
-  // %1354 = sub f64[16,10] -> v20
+  // %1354 = sub f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
+        v23[(i0 * 10 + i1) * L + l] =
             v21[(i0 * 10 + i1) * L + l] -
             (v22[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  for (int64_t p30 = 0; p30 < 22; ++p30) {
-    __builtin_prefetch(&z0[(p30 * 2 + 1332) * L]);
+  for (int64_t p31 = 0; p31 < 21; ++p31) {
+    __builtin_prefetch(&z0[(p31 * 2 + 1270) * L]);
   }
-  // %1356 = sub f64[16,10,10] -> d.W
+  // %1609 = sub f64[16,10,10] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
-                 (v13[(i0 * 10 + i2) * L + l] * v19[(i0 * 10 + i1) * L + l])) -
-                (v10[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l])) -
-               (v22[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l])) -
-              (v16[(i0 * 10 + i2) * L + l] * v20[(i0 * 10 + i1) * L + l]);
+              ((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
+                (v13[(i0 * 10 + i2) * L + l] * v19[(i0 * 10 + i1) * L + l])) -
+               (v14[(i0 * 10 + i2) * L + l] * v20[(i0 * 10 + i1) * L + l])) -
+              (v16[(i0 * 10 + i2) * L + l] * v23[(i0 * 10 + i1) * L + l]);
         }
       }
     }
   }
-  for (int64_t p31 = 0; p31 < 23; ++p31) {
-    __builtin_prefetch(&z0[(p31 * 2 + 1376) * L]);
+  for (int64_t p32 = 0; p32 < 20; ++p32) {
+    __builtin_prefetch(&z0[(p32 * 2 + 1312) * L]);
   }
-  // %602 = contract f64[16,10] -> v21
-  // %580 = contract f64[16,10] -> v23
-  // %627 = contract f64[16,10] -> v24
+  // %627 = contract f64[16,10] -> v21
+  // %602 = contract f64[16,10] -> v24
+  // %580 = contract f64[16,10] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4729,18 +4739,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v5[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc11_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4749,14 +4759,14 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v25[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v25[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v25[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v25[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4769,48 +4779,68 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v5[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v25[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  for (int64_t p32 = 0; p32 < 22; ++p32) {
-    __builtin_prefetch(&z0[(p32 * 2 + 1422) * L]);
+  for (int64_t p33 = 0; p33 < 21; ++p33) {
+    __builtin_prefetch(&z0[(p33 * 2 + 1352) * L]);
   }
-  for (int64_t p33 = 0; p33 < 22; ++p33) {
-    __builtin_prefetch(&z0[(p33 * 2 + 1466) * L]);
+  for (int64_t p34 = 0; p34 < 20; ++p34) {
+    __builtin_prefetch(&z0[(p34 * 2 + 1394) * L]);
   }
-  for (int64_t p34 = 0; p34 < 22; ++p34) {
-    __builtin_prefetch(&z0[(p34 * 2 + 1510) * L]);
+  for (int64_t p35 = 0; p35 < 21; ++p35) {
+    __builtin_prefetch(&z0[(p35 * 2 + 1434) * L]);
   }
-  // %603 = tanh f64[16,10] -> v25
+  // %628 = tanh f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v21[i0 * L + l]);
+      v26[i0 * L + l] = vm::tanh(v21[i0 * L + l]);
     }
   }
-  for (int64_t p35 = 0; p35 < 23; ++p35) {
-    __builtin_prefetch(&z0[(p35 * 2 + 1554) * L]);
+  for (int64_t p36 = 0; p36 < 20; ++p36) {
+    __builtin_prefetch(&z0[(p36 * 2 + 1476) * L]);
   }
-  // %581 = tanh f64[16,10] -> v21
+  // %1357 = mul f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v23[i0 * L + l]);
+      v21[i0 * L + l] = (1.0f - square(v26[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %582 = contract f64[16,10] -> v23
-  // %856 = contract f64[16,10] -> v26
-  // %878 = contract f64[16,10] -> v27
+  for (int64_t p37 = 0; p37 < 21; ++p37) {
+    __builtin_prefetch(&z0[(p37 * 2 + 1516) * L]);
+  }
+  // %603 = tanh f64[16,10] -> v27
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+    }
+  }
+  for (int64_t p38 = 0; p38 < 21; ++p38) {
+    __builtin_prefetch(&z0[(p38 * 2 + 1558) * L]);
+  }
+  // %581 = tanh f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
+    }
+  }
+  // %582 = contract f64[16,10] -> v25
+  // %856 = contract f64[16,10] -> v28
+  // %878 = contract f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4859,18 +4889,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v26[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v27[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v27[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v27[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v27[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v25[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v28[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v28[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v28[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v29[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v29[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v29[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v29[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4893,280 +4923,57 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v26[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v27[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v25[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v28[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v29[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %583 = sub f64[16,10] -> v28
+  // %583 = sub f64[16,10] -> v30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v21[i0 * L + l] - v23[i0 * L + l];
+      v30[i0 * L + l] = v24[i0 * L + l] - v25[i0 * L + l];
     }
   }
-  // %1359 = sub f64[16,10] -> v23
+  // %1359 = sub f64[16,10] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] =
-            v25[(i0 * 10 + i1) * L + l] -
-            ((v28[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
-             v26[(i0 * 10 + i1) * L + l]);
+        v25[(i0 * 10 + i1) * L + l] =
+            v27[(i0 * 10 + i1) * L + l] -
+            ((v30[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+             v28[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1362 = sub f64[16,10] -> v29
+  // %1362 = sub f64[16,10] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1) * L + l] =
-            v25[(i0 * 10 + i1) * L + l] -
-            ((v23[(i0 * 10 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
-             v26[(i0 * 10 + i1) * L + l]);
+        v31[(i0 * 10 + i1) * L + l] =
+            v27[(i0 * 10 + i1) * L + l] -
+            ((v25[(i0 * 10 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
+             v28[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1391 = contract f64[16,10] -> v26
-  // %1386 = contract f64[16,10] -> v30
-  // %1224 = contract f64[16,10] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                v28[(i0 * 10 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                v28[(i0 * 10 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-        v30[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-        v30[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-        v30[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-        v30[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-        v31[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-        v31[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-        v31[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-        v31[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v30[(i0 * 10 + i1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v31[(i0 * 10 + i1) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1368 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v29[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v29[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v29[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v29[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1387 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1394 = add f64[16,10] -> v23
+  // %1365 = sub f64[16,10] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] =
-            (v26[(i0 * 10 + i1) * L + l] -
-             (v13[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * T(h)))) +
-            (v30[(i0 * 10 + i1) * L + l] -
-             (v14[(i0 * 10 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))));
+        v28[(i0 * 10 + i1) * L + l] =
+            v26[(i0 * 10 + i1) * L + l] -
+            ((v31[(i0 * 10 + i1) * L + l] * (v7[i0 * L + l] * T(h))) + v29[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1395 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1396 = mul f64[16] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v26[i0 * L + l];
-    }
-  }
-  // %1416 = mul f64[16,10] -> v26
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (1.0f - square(v25[i0 * L + l])) * (v22[i0 * L + l] + v10[i0 * L + l]);
-    }
-  }
-  // %1399 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1402 = contract f64[16,10] -> v28
-  // %1405 = contract f64[16,10] -> v32
-  // %1428 = contract f64[16,10] -> v33
+  // %1371 = contract f64[16,10] -> v26
+  // %1617 = contract f64[16,10] -> v29
+  // %1428 = contract f64[16,10] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5188,45 +4995,45 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc4_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc8_v[l]);
+                               v23[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc5_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc9_v[l]);
+                               v23[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc6_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                v20[(i0 * 10 + i2) * L + l], acc10_v[l]);
+                                v23[(i0 * 10 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc7_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                v20[(i0 * 10 + i2) * L + l], acc11_v[l]);
+                                v23[(i0 * 10 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v32[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v32[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v32[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v32[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v33[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v33[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v33[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v29[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v29[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v29[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v32[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v32[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v32[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v32[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5239,37 +5046,264 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v22[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v23[(i0 * 10 + i2) * L + l],
                                acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v32[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v33[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v29[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v32[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %1409 = add f64[16,10] -> v10
+  // %1368 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v31[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v31[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v31[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v31[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1610 = add f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v25[i0 * L + l] + v31[i0 * L + l];
+    }
+  }
+  // %1366 = contract f64[16,10] -> v31
+  // %1611 = contract f64[16,10] -> v33
+  // %1224 = contract f64[16,10] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v30[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v30[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                                v30[(i0 * 10 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                                v30[(i0 * 10 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v33[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v33[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v33[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v34[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v34[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v34[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v34[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v30[(i0 * 10 + i2) * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v33[(i0 * 10 + i1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v34[(i0 * 10 + i1) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      }
+    }
+  }
+  // %1373 = sub f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1) * L + l] =
+            (v31[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) -
+            (v26[(i0 * 10 + i1) * L + l] + (v11[(i0 * 10 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %1374 = contract f64[16] -> v8
+  // %1381 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v31[(i0 * 40 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v31[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v31[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v31[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1377 = mul f64[16,10] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 10 + i1) * L + l] =
+            v13[(i0 * 10 + i1) * L + l] * (v19[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]);
+      }
+    }
+  }
+  // %1382 = mul f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v15[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+    }
+  }
+  // %1387 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1613 = sub f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 10 + i1) * L + l] =
-            ((-((v18[(i0 * 10 + i1) * L + l] * (v25[i0 * L + l] * (T(h) * 0.5f))) +
-                v28[(i0 * 10 + i1) * L + l])) -
-             ((v11[(i0 * 10 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
-              v32[(i0 * 10 + i1) * L + l])) +
-            (v23[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]);
+            (v33[(i0 * 10 + i1) * L + l] -
+             (v13[(i0 * 10 + i1) * L + l] * (v7[i0 * L + l] * T(h)))) -
+            (v14[(i0 * 10 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1410 = contract f64[16] -> v6
+  // %1614 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5292,30 +5326,115 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1615 = mul f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v7[i0 * L + l];
+    }
+  }
+  // %1416 = mul f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = (1.0f - square(v27[i0 * L + l])) * v20[i0 * L + l];
+    }
+  }
+  // %1399 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v30[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v30[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v30[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v30[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1621 = add f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1) * L + l] =
+            (v10[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) +
+            (((-(v18[(i0 * 10 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f)))) -
+              v29[(i0 * 10 + i1) * L + l]) -
+             (v11[(i0 * 10 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %1622 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
       v6[(i0 * 4) * L + l] = acc0_v[l];
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1413 = mul f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] =
-            (v10[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]) * v14[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1423 = sub f64[16,10] -> v10
+  // %1625 = mul f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 10 + i1) * L + l] =
-            v31[(i0 * 10 + i1) * L + l] -
-            (v14[(i0 * 10 + i1) * L + l] * (v25[i0 * L + l] * (T(h) * 0.5f)));
+            (v19[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]) * v14[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1423 = sub f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] =
+            v34[(i0 * 10 + i1) * L + l] -
+            (v14[(i0 * 10 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
@@ -5331,13 +5450,13 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5348,491 +5467,16 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1425 = mul f64[16] -> v15
+  // %1425 = mul f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v6[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
+      v7[i0 * L + l] = v6[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
     }
   }
-  // %1435 = mul f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
-    }
-  }
-  // %1429 = sub f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
-            (v10[(i0 * 10 + i1) * L + l] * v12[i0 * L + l]) - v33[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1430 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1433 = mul f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] =
-            v16[(i0 * 10 + i1) * L + l] * (v20[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
-      }
-    }
-  }
-  // %628 = tanh f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
-    }
-  }
-  // %1357 = mul f64[16,10] -> v16
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v19[i0 * L + l];
-    }
-  }
-  // %1417 = contract f64[16,21] -> v34
-  // %1436 = contract f64[16,21] -> v35
-  // %1358 = contract f64[16,21] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v14[(i0 * 10 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v16[(i0 * 10 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v14[(i0 * 10 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v16[(i0 * 10 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v14[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v16[(i0 * 10 + i2) * L + l],
-                                acc10_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v14[(i0 * 10 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v16[(i0 * 10 + i2) * L + l],
-                                acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v35[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
-        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v36[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
-        v36[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v36[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v36[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v26[(i0 * 10 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v16[(i0 * 10 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 21 + 20) * L + l] = acc0_v[l];
-      v35[(i0 * 21 + 20) * L + l] = acc1_v[l];
-      v36[(i0 * 21 + 20) * L + l] = acc2_v[l];
-    }
-  }
-  // %1365 = sub f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
-            v12[(i0 * 10 + i1) * L + l] -
-            ((v29[(i0 * 10 + i1) * L + l] * (v7[i0 * L + l] * T(h))) + v27[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %1366 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1371 = contract f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1373 = sub f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] =
-            (v12[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) -
-            (v20[(i0 * 10 + i1) * L + l] + (v11[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1374 = contract f64[16] -> v6
-  // %1381 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %1377 = mul f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] =
-            v13[(i0 * 10 + i1) * L + l] * (v19[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
-      }
-    }
-  }
-  // %1414 = contract f64[16,21] -> v37
-  // %1434 = contract f64[16,21] -> v38
-  // %1378 = contract f64[16,21] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v10[(i0 * 10 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v11[(i0 * 10 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 10 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 10 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 10 + i2) * L + l],
-                                acc10_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 10 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 10 + i2) * L + l],
-                                acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v38[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
-        v38[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v38[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v38[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v39[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
-        v39[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v39[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v39[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v18[(i0 * 10 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v10[(i0 * 10 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v11[(i0 * 10 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 21 + 20) * L + l] = acc0_v[l];
-      v38[(i0 * 21 + 20) * L + l] = acc1_v[l];
-      v39[(i0 * 21 + 20) * L + l] = acc2_v[l];
-    }
-  }
-  // %1419 = reduce_sum f64[21] -> v12
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 21) * L + l] + v37[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1438 = reduce_sum f64[21] -> v13
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 21) * L + l] + v38[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1380 = reduce_sum f64[21] -> v19
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v36[(i0 + i1 * 21) * L + l] + v39[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1382 = mul f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v7[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
-    }
-  }
-  // %1397 = contract f64[21] -> v20
-  // %1426 = contract f64[21] -> v21
-  // %1383 = contract f64[21] -> v22
+  // %1383 = contract f64[21] -> v14
+  // %1616 = contract f64[21] -> v18
+  // %1426 = contract f64[21] -> v19
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5852,34 +5496,34 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v30[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v6[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v6[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v6[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v6[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v22[(i0 * 4) * L + l] = acc8_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc4_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc8_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5891,76 +5535,355 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v30[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
       acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v6[i0 * L + l], acc2_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v7[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[20 * L + l] = acc0_v[l];
-    v21[20 * L + l] = acc1_v[l];
-    v22[20 * L + l] = acc2_v[l];
+    v14[20 * L + l] = acc0_v[l];
+    v18[20 * L + l] = acc1_v[l];
+    v19[20 * L + l] = acc2_v[l];
   }
-  // %1420 = add f64[21] -> v23
+  // %1435 = mul f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
+    }
+  }
+  // %1358 = contract f64[16,21] -> v35
+  // %1417 = contract f64[16,21] -> v36
+  // %1436 = contract f64[16,21] -> v37
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v13[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v20[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v13[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v20[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v13[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v20[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v13[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v20[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v36[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
+        v36[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v36[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v36[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v37[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
+        v37[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v37[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v37[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v21[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v13[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v20[(i0 * 10 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v36[(i0 * 21 + 20) * L + l] = acc1_v[l];
+      v37[(i0 * 21 + 20) * L + l] = acc2_v[l];
+    }
+  }
+  // %1429 = sub f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1) * L + l] =
+            (v11[(i0 * 10 + i1) * L + l] * v12[i0 * L + l]) - v32[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1430 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1433 = mul f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] =
+            v16[(i0 * 10 + i1) * L + l] * (v22[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
+      }
+    }
+  }
+  // %1378 = contract f64[16,21] -> v38
+  // %1626 = contract f64[16,21] -> v39
+  // %1434 = contract f64[16,21] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v10[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v11[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v38[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v38[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v38[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v39[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
+        v39[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v39[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v39[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v40[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
+        v40[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v40[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v40[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v26[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v10[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v11[(i0 * 10 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v39[(i0 * 21 + 20) * L + l] = acc1_v[l];
+      v40[(i0 * 21 + 20) * L + l] = acc2_v[l];
+    }
+  }
+  // %1380 = reduce_sum f64[21] -> v12
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v20[i0 * L + l] + v12[i0 * L + l];
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 21) * L + l] + v38[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %1439 = add f64[21] -> v12
+  // %1384 = add f64[21] -> v16
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v21[i0 * L + l] + v13[i0 * L + l];
+      v16[i0 * L + l] = v12[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %1384 = add f64[21] -> v13
+  // %1628 = reduce_sum f64[21] -> v12
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v19[i0 * L + l] + v22[i0 * L + l];
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v36[(i0 + i1 * 21) * L + l] + v39[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %1442 = add f64[21] -> d.ln.gain
+  // %1629 = add f64[21] -> v14
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v18[i0 * L + l] + v12[i0 * L + l];
+    }
+  }
+  // %1438 = reduce_sum f64[21] -> v12
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 21) * L + l] + v40[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1439 = add f64[21] -> v18
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v19[i0 * L + l] + v12[i0 * L + l];
+    }
+  }
+  // %1632 = add f64[21] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v23[i0 * L + l] * v2[i0 * L + l]) + (v4[i0 * L + l] * v12[i0 * L + l])) +
-                 (v0[i0 * L + l] * v13[i0 * L + l]);
+        sum[l] = (v0[i0 * L + l] * v16[i0 * L + l]) +
+                 ((v2[i0 * L + l] * v14[i0 * L + l]) + (v4[i0 * L + l] * v18[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1444 = add f64[21] -> d.ln.bias
+  // %1634 = add f64[21] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v23[i0 * L + l] + v12[i0 * L + l]) + v13[i0 * L + l];
+        sum[l] = (v14[i0 * L + l] + v18[i0 * L + l]) + v16[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1449 = add f64[16,21] -> d.Wb
+  // %1637 = add f64[16,21] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v3[i1 * L + l] * v30[i0 * L + l]) + (v15[i0 * L + l] * v5[i1 * L + l])) +
-                   (v1[i1 * L + l] * v6[i0 * L + l]);
+          sum[l] = ((v3[i1 * L + l] * v15[i0 * L + l]) + (v7[i0 * L + l] * v5[i1 * L + l])) +
+                   (v1[i1 * L + l] * v8[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1454 = add f64[16,10,21] -> d.Wk
+  // %1640 = add f64[16,10,21] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -5968,9 +5891,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v11[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v18[(i0 * 10 + i1) * L + l] * v3[i2 * L + l]) +
-                      (v10[(i0 * 10 + i1) * L + l] * v5[i2 * L + l]));
+            sum[l] = ((v11[(i0 * 10 + i1) * L + l] * v5[i2 * L + l]) +
+                      (v10[(i0 * 10 + i1) * L + l] * v3[i2 * L + l])) +
+                     (v26[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
           }
           theta_bar_Wk[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5985,9 +5908,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v16[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v3[i2 * L + l] * v26[(i0 * 10 + i1) * L + l]) +
-                      (v14[(i0 * 10 + i1) * L + l] * v5[i2 * L + l]));
+            sum[l] = (v21[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v3[i2 * L + l] * v13[(i0 * 10 + i1) * L + l]) +
+                      (v20[(i0 * 10 + i1) * L + l] * v5[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -6034,7 +5957,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v18[i0 * L + l];
       }
     }
     // %1461 = reduce_sum f64[] -> v6
@@ -6075,14 +5998,14 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
                                               (v4[i0 * L + l] * (v7[l] * 0.04761905f)));
       }
     }
-    // %1471 = mul f64[21] -> v1
+    // %1641 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v23[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = ln_gain[i0] * v14[i0 * L + l];
       }
     }
-    // %1472 = reduce_sum f64[] -> v17
+    // %1642 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6097,7 +6020,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc_v[l];
     }
-    // %1476 = contract f64[] -> v6
+    // %1646 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6147,12 +6070,12 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = T(1) / std::sqrt((v8[l] * 0.04761905f) + 1e-05f);
     }
-    // %1481 = mul f64[21] -> d.x@1
+    // %1651 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 21) * L + l] +=
-            ((v1[i0 * L + l] - (v17[l] * 0.04761905f)) - (v2[i0 * L + l] * (v6[l] * 0.04761905f))) *
+            ((v1[i0 * L + l] - (v17[l] * 0.04761905f)) - ((v6[l] * 0.04761905f) * v2[i0 * L + l])) *
             v7[l];
       }
     }
@@ -6160,7 +6083,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v16[i0 * L + l];
       }
     }
     // %1483 = reduce_sum f64[] -> v17
@@ -6337,7 +6260,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i = 0; i < 7098; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_node.field.adjoint.step.rk4: 272 nodes
+  // fwp_delta_node.field.adjoint.step.rk4: 267 nodes
   // %618 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6977,7 +6900,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   }
   // %865 = contract f64[16] -> v8
   // %875 = contract f64[16] -> v23
-  // %2059 = contract f64[16] -> v24
+  // %2104 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7059,29 +6982,34 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2517 = add f64[16,10,10] -> W
+  // %1610 = add f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v12[i0 * L + l] + v25[i0 * L + l];
+    }
+  }
+  // %2574 = add f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (((((v10[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v19[(i0 * 10 + i1) * L + l]) +
-                 (v11[(i0 * 10 + i2) * L + l] *
-                  (v21[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)))) +
-                ((v22[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                 v12[(i0 * 10 + i1) * L + l])) +
+              ((((v10[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v19[(i0 * 10 + i1) * L + l]) +
+                (v11[(i0 * 10 + i2) * L + l] *
+                 (v21[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)))) +
                ((v22[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                v25[(i0 * 10 + i1) * L + l])) +
+                v20[(i0 * 10 + i1) * L + l])) +
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %1607 = contract f64[16,10] -> v20
-  // %2062 = contract f64[16,10] -> v26
-  // %2079 = contract f64[16,10] -> v27
+  // %1652 = contract f64[16,10] -> v20
+  // %2107 = contract f64[16,10] -> v26
+  // %2124 = contract f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7170,7 +7098,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2063 = add f64[16,10] -> v28
+  // %2108 = add f64[16,10] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -7181,7 +7109,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2157 = add f64[16,10] -> v29
+  // %2202 = add f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -7192,7 +7120,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2076 = contract f64[16] -> v8
+  // %2575 = add f64[16,10] -> v26
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v28[i0 * L + l] + v29[i0 * L + l];
+    }
+  }
+  // %2121 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7221,7 +7156,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2188 = add f64[16,10] -> v10
+  // %2233 = add f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -7231,21 +7166,19 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2520 = add f64[16,10,10] -> a.W
+  // %2579 = add f64[16,10,10] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (((v18[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                v29[(i0 * 10 + i1) * L + l]) +
-               (((v16[(i0 * 10 + i2) * L + l] *
-                  (v20[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f))) +
-                 ((v13[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v10[(i0 * 10 + i1) * L + l])) +
-                ((v18[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                 v28[(i0 * 10 + i1) * L + l]))) +
+              (((v26[(i0 * 10 + i1) * L + l] *
+                 (v18[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                (v16[(i0 * 10 + i2) * L + l] *
+                 (v20[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+               ((v13[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                v10[(i0 * 10 + i1) * L + l])) +
               a0[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
@@ -7258,9 +7191,9 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v8[i0 * L + l] = (1.0f - v7[i0 * L + l]) * v7[i0 * L + l];
     }
   }
-  // %2343 = contract f64[16,10] -> v26
-  // %1611 = contract f64[16,10] -> v27
-  // %2372 = contract f64[16,10] -> v30
+  // %2388 = contract f64[16,10] -> v26
+  // %2417 = contract f64[16,10] -> v27
+  // %1656 = contract f64[16,10] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7284,27 +7217,27 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
           acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc4_v[l]);
+                               v25[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc8_v[l]);
+                               v21[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc5_v[l]);
+                               v25[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc9_v[l]);
+                               v21[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc6_v[l]);
+                               v25[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                v25[(i0 * 10 + i2) * L + l], acc10_v[l]);
+                                v21[(i0 * 10 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc7_v[l]);
+                               v25[(i0 * 10 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                v25[(i0 * 10 + i2) * L + l], acc11_v[l]);
+                                v21[(i0 * 10 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7335,9 +7268,9 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
+          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v25[(i0 * 10 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v25[(i0 * 10 + i2) * L + l],
+          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
                                acc2_v[l]);
         }
       }
@@ -7349,7 +7282,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2340 = contract f64[16] -> v23
+  // %2385 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7378,7 +7311,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2344 = add f64[16,10] -> v31
+  // %2389 = add f64[16,10] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -7389,7 +7322,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2356 = contract f64[16] -> v23
+  // %2401 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7418,7 +7351,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2357 = mul f64[16] -> v24
+  // %2402 = mul f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7432,14 +7365,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v26[i0 * L + l] = 1.0f - square(v14[i0 * L + l]);
     }
   }
-  // %2352 = mul f64[16,10] -> v14
+  // %2397 = mul f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v26[i0 * L + l] * v28[i0 * L + l];
     }
   }
-  // %2114 = contract f64[16] -> v23
+  // %2159 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7468,9 +7401,9 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2117 = contract f64[16,10] -> v21
-  // %1917 = contract f64[16,10] -> v32
-  // %2165 = contract f64[16,10] -> v33
+  // %2162 = contract f64[16,10] -> v21
+  // %2210 = contract f64[16,10] -> v32
+  // %1962 = contract f64[16,10] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7494,27 +7427,27 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc4_v[l]);
+                               v29[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc8_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc5_v[l]);
+                               v29[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc9_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc6_v[l]);
+                               v29[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                v29[(i0 * 10 + i2) * L + l], acc10_v[l]);
+                                v20[(i0 * 10 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc7_v[l]);
+                               v29[(i0 * 10 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                v29[(i0 * 10 + i2) * L + l], acc11_v[l]);
+                                v20[(i0 * 10 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7545,9 +7478,9 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v28[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v29[(i0 * 10 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v29[(i0 * 10 + i2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc2_v[l]);
         }
       }
@@ -7559,7 +7492,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2346 = sub f64[16,10] -> v34
+  // %2391 = sub f64[16,10] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -7571,99 +7504,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %1624 = mul f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
-    }
-  }
-  // %1919 = sub f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] =
-            (v27[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) - v32[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2141 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2364 = mul f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
-            v16[(i0 * 10 + i1) * L + l] * (v15[(i0 * 10 + i1) * L + l] - v23[i0 * L + l]);
-      }
-    }
-  }
-  // %1612 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1613 = mul f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v23[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
-    }
-  }
-  // %2373 = contract f64[16] -> v6
+  // %2418 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7686,24 +7527,24 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2376 = add f64[16,10] -> v16
+  // %2421 = add f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] =
-            v30[(i0 * 10 + i1) * L + l] +
-            (v18[(i0 * 10 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f)));
+        v11[(i0 * 10 + i1) * L + l] =
+            v27[(i0 * 10 + i1) * L + l] +
+            (v18[(i0 * 10 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2377 = contract f64[16] -> v6
+  // %2422 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7715,103 +7556,31 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2378 = mul f64[16] -> v23
+  // %2423 = mul f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v8[i0 * L + l] * v6[i0 * L + l];
+      v21[i0 * L + l] = v8[i0 * L + l] * v23[i0 * L + l];
     }
   }
-  // %2358 = contract f64[21] -> v21
-  // %1614 = contract f64[21] -> v27
-  // %2379 = contract f64[21] -> v28
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v24[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v23[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v23[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v23[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v24[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v23[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v27[(i0 * 4) * L + l] = acc4_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v28[(i0 * 4) * L + l] = acc8_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v24[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v23[i0 * L + l], acc2_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v21[20 * L + l] = acc0_v[l];
-    v27[20 * L + l] = acc1_v[l];
-    v28[20 * L + l] = acc2_v[l];
-  }
-  // %2381 = contract f64[16] -> v6
+  // %2426 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7834,26 +7603,26 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2385 = sub f64[16,10] -> v12
+  // %2430 = sub f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 10 + i1) * L + l] =
-            (v16[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) -
-            ((v22[(i0 * 10 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f))) +
-             v33[(i0 * 10 + i1) * L + l]);
+            (v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) -
+            ((v22[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+             v32[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %2347 = contract f64[16] -> v6
-  // %2386 = contract f64[16] -> v7
+  // %2392 = contract f64[16] -> v7
+  // %2431 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7887,39 +7656,53 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2350 = mul f64[16,10] -> v16
+  // %2395 = mul f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] =
-            (v34[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
+        v11[(i0 * 10 + i1) * L + l] =
+            (v34[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2389 = mul f64[16,10] -> v30
+  // %2434 = mul f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 10 + i1) * L + l] =
-            (v12[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
+        v27[(i0 * 10 + i1) * L + l] =
+            (v12[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2351 = contract f64[16,21] -> v35
-  // %2365 = contract f64[16,21] -> v36
-  // %2390 = contract f64[16,21] -> v37
+  // %2436 = mul f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v26[i0 * L + l] * v29[i0 * L + l];
+    }
+  }
+  // %1669 = mul f64[16,10] -> v26
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
+    }
+  }
+  // %2398 = contract f64[16,21] -> v35
+  // %2437 = contract f64[16,21] -> v36
+  // %1670 = contract f64[16,21] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7941,28 +7724,28 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v20[(i0 * 10 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v12[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v30[(i0 * 10 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v26[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v20[(i0 * 10 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v12[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v30[(i0 * 10 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v26[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v20[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v30[(i0 * 10 + i2) * L + l],
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v12[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v26[(i0 * 10 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v20[(i0 * 10 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v30[(i0 * 10 + i2) * L + l],
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v12[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v26[(i0 * 10 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
@@ -7991,9 +7774,9 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v16[(i0 * 10 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v20[(i0 * 10 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v30[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v12[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v26[(i0 * 10 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8003,16 +7786,58 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v37[(i0 * 21 + 20) * L + l] = acc2_v[l];
     }
   }
-  // %2391 = mul f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v26[i0 * L + l] * v29[i0 * L + l];
+  // %1964 = sub f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1) * L + l] =
+            (v30[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) - v33[(i0 * 10 + i1) * L + l];
+      }
     }
   }
-  // %2353 = contract f64[16,21] -> v38
-  // %1625 = contract f64[16,21] -> v39
-  // %2392 = contract f64[16,21] -> v40
+  // %2186 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2409 = mul f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] =
+            v16[(i0 * 10 + i1) * L + l] * (v15[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %2396 = contract f64[16,21] -> v38
+  // %2435 = contract f64[16,21] -> v39
+  // %2410 = contract f64[16,21] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8034,28 +7859,28 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v11[(i0 * 10 + i2) * L + l], acc4_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v27[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v12[(i0 * 10 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v20[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 10 + i2) * L + l], acc5_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v27[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v12[(i0 * 10 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v20[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v12[(i0 * 10 + i2) * L + l],
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v27[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v20[(i0 * 10 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 10 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v12[(i0 * 10 + i2) * L + l],
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v27[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v20[(i0 * 10 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
@@ -8084,9 +7909,9 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v11[(i0 * 10 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v12[(i0 * 10 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v11[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v27[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v20[(i0 * 10 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8096,7 +7921,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v40[(i0 * 21 + 20) * L + l] = acc2_v[l];
     }
   }
-  // %2355 = reduce_sum f64[21] -> v26
+  // %2400 = reduce_sum f64[21] -> v15
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8105,22 +7930,15 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v38[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 21) * L + l] + v38[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = acc_v[l];
+      v15[i0 * L + l] = acc_v[l];
     }
   }
-  // %2360 = mul f64[21] -> v31
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v21[i0 * L + l] + v26[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %2367 = reduce_sum f64[21] -> v21
+  // %2439 = reduce_sum f64[21] -> v28
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8134,17 +7952,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = acc_v[l];
+      v28[i0 * L + l] = acc_v[l];
     }
   }
-  // %2369 = mul f64[21] -> v26
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (v21[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %2394 = reduce_sum f64[21] -> v21
+  // %2412 = reduce_sum f64[21] -> v31
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8158,17 +7969,139 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = acc_v[l];
+      v31[i0 * L + l] = acc_v[l];
     }
   }
-  // %2396 = mul f64[21] -> v27
+  // %1657 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v30[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v30[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v30[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v30[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1658 = mul f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v7[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
+    }
+  }
+  // %2403 = contract f64[21] -> v16
+  // %2424 = contract f64[21] -> v30
+  // %1659 = contract f64[21] -> v32
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v24[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc4_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v32[(i0 * 4) * L + l] = acc8_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc2_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[20 * L + l] = acc0_v[l];
+    v30[20 * L + l] = acc1_v[l];
+    v32[20 * L + l] = acc2_v[l];
+  }
+  // %2404 = add f64[21] -> v33
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = (v28[i0 * L + l] + v21[i0 * L + l]) * 0.33333334f;
+      v33[i0 * L + l] = v16[i0 * L + l] + v15[i0 * L + l];
     }
   }
-  // %2400 = contract f64[16] -> v6
+  // %2440 = add f64[21] -> v15
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v30[i0 * L + l] + v28[i0 * L + l];
+    }
+  }
+  // %2413 = add f64[21] -> v16
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v31[i0 * L + l] + v32[i0 * L + l];
+    }
+  }
+  // %2445 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8197,7 +8130,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2399 = contract f64[16,10] -> v21
+  // %2444 = contract f64[16,10] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8222,10 +8155,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8242,21 +8175,21 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v28[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2403 = add f64[16,10] -> v19
+  // %2448 = add f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v19[(i0 * 10 + i1) * L + l] =
-            (v18[(i0 * 10 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v21[(i0 * 10 + i1) * L + l];
+            (v18[(i0 * 10 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v28[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2196 = contract f64[16,10] -> v18
+  // %2241 = contract f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8305,7 +8238,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2408 = contract f64[16] -> v6
+  // %2453 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8334,19 +8267,19 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2412 = sub f64[16,10] -> v21
+  // %2457 = sub f64[16,10] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] =
+        v25[(i0 * 10 + i1) * L + l] =
             (v19[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) -
             (v18[(i0 * 10 + i1) * L + l] + (v22[(i0 * 10 + i1) * L + l] * (v6[i0 * L + l] * T(h))));
       }
     }
   }
-  // %2413 = contract f64[16] -> v6
-  // %2404 = contract f64[16] -> v7
+  // %2458 = contract f64[16] -> v6
+  // %2449 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8362,18 +8295,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
@@ -8390,17 +8323,17 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2416 = mul f64[16,10] -> v18
+  // %2461 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v18[(i0 * 10 + i1) * L + l] =
-            v13[(i0 * 10 + i1) * L + l] * (v21[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
+            v13[(i0 * 10 + i1) * L + l] * (v25[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
-  // %2417 = contract f64[16,21] -> v35
+  // %2462 = contract f64[16,21] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8446,14 +8379,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2418 = mul f64[16,10] -> v13
+  // %2463 = mul f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = (1.0f - square(v17[i0 * L + l])) * v10[i0 * L + l];
     }
   }
-  // %2419 = contract f64[16,21] -> v36
+  // %2464 = contract f64[16,21] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8499,7 +8432,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v36[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2421 = reduce_sum f64[21] -> v10
+  // %2466 = reduce_sum f64[21] -> v10
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8516,14 +8449,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v10[i0 * L + l] = acc_v[l];
     }
   }
-  // %2405 = mul f64[16] -> v6
+  // %2450 = mul f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v7[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
     }
   }
-  // %2406 = contract f64[21] -> v17
+  // %2451 = contract f64[21] -> v17
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8563,57 +8496,72 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t l = 0; l < L; ++l) {
     v17[20 * L + l] = acc0_v[l];
   }
-  // %2422 = add f64[21] -> v19
+  // %2467 = add f64[21] -> v19
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v10[i0 * L + l] + v17[i0 * L + l];
     }
   }
-  // %2426 = mul f64[21] -> adj.ln.gain
+  // %2585 = mul f64[21] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v2[i0 * L + l] * v31[i0 * L + l])) - (v4[i0 * L + l] * v26[i0 * L + l])) -
-                   (v2[i0 * L + l] * v27[i0 * L + l])) -
+        sum[l] = (((-(((v33[i0 * L + l] * 0.33333334f) + (v15[i0 * L + l] * 0.33333334f)) *
+                      v2[i0 * L + l])) -
+                   (v4[i0 * L + l] * (v16[i0 * L + l] * 0.16666667f))) -
                   ((v0[i0 * L + l] * v19[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2432 = mul f64[21] -> adj.ln.bias
+  // %2594 = mul f64[21] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v31[i0 * L + l]) - v26[i0 * L + l]) - v27[i0 * L + l]) -
-                  (v19[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((-((v15[i0 * L + l] + v33[i0 * L + l]) * 0.33333334f)) -
+                  ((v16[i0 * L + l] + v19[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2442 = sub f64[16,21] -> adj.Wb
+  // %2595 = add f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] =
+          (v21[i0 * L + l] * (T(h) * 0.33333334f)) + (v24[i0 * L + l] * (T(h) * 0.33333334f));
+    }
+  }
+  // %2599 = sub f64[16,21] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v3[i1 * L + l] * (v24[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                     ((v15[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
-                    (v3[i1 * L + l] * (v23[i0 * L + l] * (T(h) * 0.33333334f)))) -
+          sum[l] = ((-(v3[i1 * L + l] * v7[i0 * L + l])) -
+                    ((v8[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
                    ((v6[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2523 = sub f64[16,10,21] -> adj.Wk
+  // %2600 = add f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v27[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %2604 = sub f64[16,10,21] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -8621,9 +8569,8 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v16[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v20[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v30[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v10[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v20[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
                      (v18[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
@@ -8631,7 +8578,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2526 = sub f64[16,10,21] -> adj.Wv
+  // %2605 = add f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v14[i0 * L + l] + v12[i0 * L + l];
+    }
+  }
+  // %2609 = sub f64[16,10,21] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -8639,9 +8593,8 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v14[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v11[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v12[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v10[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v26[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
                      (v13[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
@@ -8649,33 +8602,33 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2025 = broadcast f64[16,10,21] -> adj.Wq
+  // %2070 = broadcast f64[16,10,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 3360; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2026 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2071 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2027 = broadcast f64[80,160] -> adj.ff.up.weight
+  // %2072 = broadcast f64[80,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 12800; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2028 = broadcast f64[80] -> adj.ff.up.bias
+  // %2073 = broadcast f64[80] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2029 = broadcast f64[160,80] -> adj.ff.down.weight
+  // %2074 = broadcast f64[160,80] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 12800; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2030 = broadcast f64[10,160] -> adj.out.weight
+  // %2075 = broadcast f64[10,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2031 = broadcast f64[10] -> adj.out.bias
+  // %2076 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -10308,7 +10261,7 @@ const plastic_model kModel = {
             .field_vjp = 54464,
             .adjoint_field = 104320,
             .step = 60672,
-            .step_vjp = 184256,
+            .step_vjp = 189376,
             .adjoint_step = 189568,
             .output = 16768,
             .output_vjp = 50496,

@@ -115,12 +115,12 @@ enum { fwp_delta_node_step_lanes = 8, fwp_delta_node_step_scratch_bytes = 60672 
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[38228] = 38228 floats
  *   u_stages_bar: varying[84] = 672 floats, may be NULL
- *   scratch: scratch arena, 184256 bytes, 64-byte aligned
+ *   scratch: scratch arena, 189376 bytes, 64-byte aligned
  */
 void fwp_delta_node_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                              const void* u_stages, const void* z1_bar, void* z0_bar,
                              void* theta_bar, void* u_stages_bar, void* scratch);
-enum { fwp_delta_node_step_vjp_lanes = 8, fwp_delta_node_step_vjp_scratch_bytes = 184256 };
+enum { fwp_delta_node_step_vjp_lanes = 8, fwp_delta_node_step_vjp_scratch_bytes = 189376 };
 
 /* fwp_delta_node_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2856,19 +2856,18 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17152);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21248);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25344);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29440);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33536);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37632);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41728);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45824);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49920);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50432);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50944);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51456);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10496);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14592);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18688);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26880);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30976);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35072);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39168);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43264);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47360);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2886,94 +2885,8 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_node_sepsis.field.step.rk4: 82 nodes
-  // %613 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 207) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 207) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %615 = add f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %588 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 69) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e43 = u_stages[(i0 + 69) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %590 = add f64[69] -> v2
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %566 = layernorm f64[69] -> v0
+  // fwp_delta_node_sepsis.field.step.rk4: 81 nodes
+  // %568 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2993,8 +2906,8 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e74 * e74);
+        const T e12 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -3009,102 +2922,161 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %568 = add f64[69] -> v3
+  // %570 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %619 = contract f64[16,8] -> v4
-  // %572 = contract f64[16,8] -> v5
-  // %594 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v2[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v2[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v2[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v2[i2 * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+  // %615 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 207) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e43 = u_stages[(i0 + 207) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
-  // %620 = softmax f64[16,8] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %617 = add f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %590 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 69) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e74 = u_stages[(i0 + 69) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %592 = add f64[69] -> v3
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+    }
+  }
+  // %578 = contract f64[16] -> v0
+  // %600 = contract f64[16] -> v4
+  // %625 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %579 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v4[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v4[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %617 = contract f64[16,8] -> v4
-  // %592 = contract f64[16,8] -> v8
-  // %570 = contract f64[16,8] -> v9
+  // %572 = contract f64[16,8] -> v7
+  // %619 = contract f64[16,8] -> v8
+  // %594 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3141,10 +3113,10 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v8[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -3156,14 +3128,132 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %593 = tanh f64[16,8] -> v10
+  // %574 = contract f64[16,8] -> v10
+  // %621 = contract f64[16,8] -> v11
+  // %596 = contract f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %575 = softmax f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v10[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %622 = softmax f64[16,8] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %595 = tanh f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v11[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %573 = softmax f64[16,8] -> v8
+  // %597 = softmax f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3173,7 +3263,7 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v5[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3184,52 +3274,20 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v9[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %595 = softmax f64[16,8] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v6[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %889 = contract f64[16,8] -> v6
-  // %574 = contract f64[16,8] -> v11
-  // %847 = contract f64[16,8] -> v12
+  // %576 = contract f64[16,8] -> v12
+  // %891 = contract f64[16,8] -> v14
+  // %849 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3250,59 +3308,69 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v7[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l],
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l],
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v9[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v5[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v9[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v5[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v9[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %575 = sub f64[16,8] -> v13
+  // %577 = sub f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v9[i0 * L + l]) - v11[i0 * L + l];
+      v16[i0 * L + l] = vm::tanh(v7[i0 * L + l]) - v12[i0 * L + l];
     }
   }
-  // %844 = contract f64[16] -> v0
-  // %863 = contract f64[16] -> v9
-  // %886 = contract f64[16] -> v11
+  // %908 = contract f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] =
+            v16[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %846 = contract f64[16] -> v0
+  // %865 = contract f64[16] -> v1
+  // %888 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3322,27 +3390,27 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v5[(i0 * 32 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v5[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc9_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v5[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc10_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v5[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc11_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3351,176 +3419,113 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v9[(i0 * 4) * L + l] = acc4_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v11[(i0 * 4) * L + l] = acc8_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v1[(i0 * 4) * L + l] = acc4_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v2[(i0 * 4) * L + l] = acc8_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %576 = contract f64[16] -> v14
-  // %598 = contract f64[16] -> v15
-  // %623 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 4) * L + l] = acc4_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v16[(i0 * 4) * L + l] = acc8_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %577 = sigmoid f64[16] -> v1
+  // %847 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v14[i0 * L + l]);
+      v3[i0 * L + l] = v0[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %845 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v0[i0 * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %849 = sub f64[16,8] -> v17
+  // %851 = sub f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] -
-            ((v13[(i0 * 8 + i1) * L + l] * v14[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]);
+        v12[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] -
+            ((v16[(i0 * 8 + i1) * L + l] * v3[i0 * L + l]) + v15[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %599 = sigmoid f64[16] -> v14
+  // %601 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v15[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %864 = contract f64[16] -> v15
+  // %866 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v9[i0 * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f));
+      v4[i0 * L + l] = v1[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %915 = sub f64[16,8] -> v9
+  // %917 = sub f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] -
-            ((v17[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]);
+        v16[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] -
+            ((v12[(i0 * 8 + i1) * L + l] * v4[i0 * L + l]) + v15[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %887 = contract f64[16] -> v15
+  // %889 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (v14[i0 * L + l] * T(h)) * v11[i0 * L + l];
+      v4[i0 * L + l] = (v6[i0 * L + l] * T(h)) * v2[i0 * L + l];
     }
   }
-  // %909 = contract f64[16] -> v0
+  // %911 = contract f64[16] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v16[i0 * L + l]) * (T(h) * 0.16666667f);
+      v0[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %919 = contract f64[16,8] -> v10
+  // %921 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] =
-            (vm::tanh(v4[(i0 * 8 + i1) * L + l]) -
-             (v6[(i0 * 8 + i1) * L + l] + (v9[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]))) *
+        v11[(i0 * 8 + i1) * L + l] =
+            (vm::tanh(v8[(i0 * 8 + i1) * L + l]) -
+             (v14[(i0 * 8 + i1) * L + l] + (v16[(i0 * 8 + i1) * L + l] * v4[i0 * L + l]))) *
             v0[i0 * L + l];
       }
     }
   }
-  // %906 = contract f64[16,8] -> v4
+  // %941 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1) * L + l] =
-            v13[(i0 * 8 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.16666667f));
+        v8[(i0 * 8 + i1) * L + l] =
+            v9[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.33333334f));
       }
     }
   }
-  // %939 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1) * L + l] =
-            v5[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.33333334f));
-      }
+  // %950 = add f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v12[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %945 = add f64[16,8,8] -> W
+  // %956 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              ((v7[(i0 * 8 + i2) * L + l] * v10[(i0 * 8 + i1) * L + l]) +
-               ((v4[(i0 * 8 + i1) * L + l] * v8[(i0 * 8 + i2) * L + l]) +
-                ((v6[(i0 * 8 + i2) * L + l] * v17[(i0 * 8 + i1) * L + l]) +
-                 (v6[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l])))) +
-              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
+              (((v7[(i0 * 8 + i1) * L + l] * v13[(i0 * 8 + i2) * L + l]) +
+                (v10[(i0 * 8 + i2) * L + l] * v11[(i0 * 8 + i1) * L + l])) +
+               (v8[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l]));
         }
       }
     }
@@ -3587,18 +3592,12 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94336);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98432);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102528);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106624);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110720);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114816);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118912);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123008);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127104);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131200);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166528);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 201856);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 237184);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 272512);
-  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 307840);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137856);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173184);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 208512);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 212608);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 247936);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 283264);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3618,10 +3617,10 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_node_sepsis.field.step.rk4.vjp: 269 nodes
-  for (int64_t p0 = 0; p0 < 13; ++p0) {
+  for (int64_t p0 = 0; p0 < 14; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
-  // %613 = layernorm f64[69] -> v0
+  // %615 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3658,9 +3657,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p1 = 0; p1 < 14; ++p1) {
-    __builtin_prefetch(&z0[(p1 * 2 + 26) * L]);
+    __builtin_prefetch(&z0[(p1 * 2 + 28) * L]);
   }
-  // %615 = add f64[69] -> v1
+  // %617 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3668,9 +3667,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p2 = 0; p2 < 14; ++p2) {
-    __builtin_prefetch(&z0[(p2 * 2 + 54) * L]);
+    __builtin_prefetch(&z0[(p2 * 2 + 56) * L]);
   }
-  // %588 = layernorm f64[69] -> v2
+  // %590 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3707,19 +3706,19 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p3 = 0; p3 < 14; ++p3) {
-    __builtin_prefetch(&z0[(p3 * 2 + 82) * L]);
+    __builtin_prefetch(&z0[(p3 * 2 + 84) * L]);
   }
-  // %590 = add f64[69] -> v3
+  // %592 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  for (int64_t p4 = 0; p4 < 14; ++p4) {
-    __builtin_prefetch(&z0[(p4 * 2 + 110) * L]);
+  for (int64_t p4 = 0; p4 < 15; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 112) * L]);
   }
-  // %566 = layernorm f64[69] -> v4
+  // %568 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3756,21 +3755,21 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p5 = 0; p5 < 14; ++p5) {
-    __builtin_prefetch(&z0[(p5 * 2 + 138) * L]);
+    __builtin_prefetch(&z0[(p5 * 2 + 142) * L]);
   }
-  // %568 = add f64[69] -> v5
+  // %570 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  for (int64_t p6 = 0; p6 < 13; ++p6) {
-    __builtin_prefetch(&z0[(p6 * 2 + 166) * L]);
+  for (int64_t p6 = 0; p6 < 14; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 170) * L]);
   }
-  // %623 = contract f64[16] -> v6
-  // %598 = contract f64[16] -> v7
-  // %576 = contract f64[16] -> v8
+  // %625 = contract f64[16] -> v6
+  // %600 = contract f64[16] -> v7
+  // %578 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3821,15 +3820,15 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p7 = 0; p7 < 14; ++p7) {
-    __builtin_prefetch(&z0[(p7 * 2 + 192) * L]);
+    __builtin_prefetch(&z0[(p7 * 2 + 198) * L]);
   }
-  for (int64_t p8 = 0; p8 < 14; ++p8) {
-    __builtin_prefetch(&z0[(p8 * 2 + 220) * L]);
+  for (int64_t p8 = 0; p8 < 15; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 226) * L]);
   }
   for (int64_t p9 = 0; p9 < 14; ++p9) {
-    __builtin_prefetch(&z0[(p9 * 2 + 248) * L]);
+    __builtin_prefetch(&z0[(p9 * 2 + 256) * L]);
   }
-  // %624 = sigmoid f64[16] -> v9
+  // %626 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3837,9 +3836,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p10 = 0; p10 < 14; ++p10) {
-    __builtin_prefetch(&z0[(p10 * 2 + 276) * L]);
+    __builtin_prefetch(&z0[(p10 * 2 + 284) * L]);
   }
-  // %599 = sigmoid f64[16] -> v6
+  // %601 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3847,11 +3846,11 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p11 = 0; p11 < 14; ++p11) {
-    __builtin_prefetch(&z0[(p11 * 2 + 304) * L]);
+    __builtin_prefetch(&z0[(p11 * 2 + 312) * L]);
   }
-  // %619 = contract f64[16,8] -> v10
-  // %594 = contract f64[16,8] -> v11
-  // %572 = contract f64[16,8] -> v12
+  // %621 = contract f64[16,8] -> v10
+  // %596 = contract f64[16,8] -> v11
+  // %574 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3903,16 +3902,16 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  for (int64_t p12 = 0; p12 < 13; ++p12) {
-    __builtin_prefetch(&z0[(p12 * 2 + 332) * L]);
+  for (int64_t p12 = 0; p12 < 14; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 340) * L]);
   }
-  for (int64_t p13 = 0; p13 < 14; ++p13) {
-    __builtin_prefetch(&z0[(p13 * 2 + 358) * L]);
+  for (int64_t p13 = 0; p13 < 15; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 368) * L]);
   }
   for (int64_t p14 = 0; p14 < 14; ++p14) {
-    __builtin_prefetch(&z0[(p14 * 2 + 386) * L]);
+    __builtin_prefetch(&z0[(p14 * 2 + 398) * L]);
   }
-  // %620 = softmax f64[16,8] -> v13
+  // %622 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3945,9 +3944,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p15 = 0; p15 < 14; ++p15) {
-    __builtin_prefetch(&z0[(p15 * 2 + 414) * L]);
+    __builtin_prefetch(&z0[(p15 * 2 + 426) * L]);
   }
-  // %595 = softmax f64[16,8] -> v10
+  // %597 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3980,9 +3979,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p16 = 0; p16 < 14; ++p16) {
-    __builtin_prefetch(&z0[(p16 * 2 + 442) * L]);
+    __builtin_prefetch(&z0[(p16 * 2 + 454) * L]);
   }
-  // %573 = softmax f64[16,8] -> v11
+  // %575 = softmax f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4014,12 +4013,12 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  for (int64_t p17 = 0; p17 < 14; ++p17) {
-    __builtin_prefetch(&z0[(p17 * 2 + 470) * L]);
+  for (int64_t p17 = 0; p17 < 15; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 482) * L]);
   }
-  // %1355 = contract f64[16,8] -> v12
-  // %1112 = contract f64[16,8] -> v14
-  // %1136 = contract f64[16,8] -> v15
+  // %1364 = contract f64[16,8] -> v12
+  // %1121 = contract f64[16,8] -> v14
+  // %1145 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4083,16 +4082,16 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  for (int64_t p18 = 0; p18 < 13; ++p18) {
-    __builtin_prefetch(&z0[(p18 * 2 + 498) * L]);
+  for (int64_t p18 = 0; p18 < 14; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 512) * L]);
   }
   for (int64_t p19 = 0; p19 < 14; ++p19) {
-    __builtin_prefetch(&z0[(p19 * 2 + 524) * L]);
+    __builtin_prefetch(&z0[(p19 * 2 + 540) * L]);
   }
   for (int64_t p20 = 0; p20 < 14; ++p20) {
-    __builtin_prefetch(&z0[(p20 * 2 + 552) * L]);
+    __builtin_prefetch(&z0[(p20 * 2 + 568) * L]);
   }
-  // %1356 = contract f64[16,8] -> v16
+  // %1365 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4102,11 +4101,11 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p21 = 0; p21 < 14; ++p21) {
-    __builtin_prefetch(&z0[(p21 * 2 + 580) * L]);
+    __builtin_prefetch(&z0[(p21 * 2 + 596) * L]);
   }
-  // %886 = contract f64[16] -> v7
-  // %863 = contract f64[16] -> v17
-  // %844 = contract f64[16] -> v18
+  // %888 = contract f64[16] -> v7
+  // %865 = contract f64[16] -> v17
+  // %846 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4165,16 +4164,16 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t p22 = 0; p22 < 14; ++p22) {
-    __builtin_prefetch(&z0[(p22 * 2 + 608) * L]);
+  for (int64_t p22 = 0; p22 < 15; ++p22) {
+    __builtin_prefetch(&z0[(p22 * 2 + 624) * L]);
   }
   for (int64_t p23 = 0; p23 < 14; ++p23) {
-    __builtin_prefetch(&z0[(p23 * 2 + 636) * L]);
+    __builtin_prefetch(&z0[(p23 * 2 + 654) * L]);
   }
-  for (int64_t p24 = 0; p24 < 13; ++p24) {
-    __builtin_prefetch(&z0[(p24 * 2 + 664) * L]);
+  for (int64_t p24 = 0; p24 < 14; ++p24) {
+    __builtin_prefetch(&z0[(p24 * 2 + 682) * L]);
   }
-  // %1360 = sub f64[16,8] -> v19
+  // %1369 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4185,9 +4184,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p25 = 0; p25 < 14; ++p25) {
-    __builtin_prefetch(&z0[(p25 * 2 + 690) * L]);
+    __builtin_prefetch(&z0[(p25 * 2 + 710) * L]);
   }
-  // %1361 = contract f64[16,8] -> v20
+  // %1370 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4196,10 +4195,10 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  for (int64_t p26 = 0; p26 < 14; ++p26) {
-    __builtin_prefetch(&z0[(p26 * 2 + 718) * L]);
+  for (int64_t p26 = 0; p26 < 15; ++p26) {
+    __builtin_prefetch(&z0[(p26 * 2 + 738) * L]);
   }
-  // %1365 = sub f64[16,8] -> v21
+  // %1374 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4211,9 +4210,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p27 = 0; p27 < 14; ++p27) {
-    __builtin_prefetch(&z0[(p27 * 2 + 746) * L]);
+    __builtin_prefetch(&z0[(p27 * 2 + 768) * L]);
   }
-  // %1366 = contract f64[16,8] -> v14
+  // %1375 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4223,9 +4222,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p28 = 0; p28 < 14; ++p28) {
-    __builtin_prefetch(&z0[(p28 * 2 + 774) * L]);
+    __builtin_prefetch(&z0[(p28 * 2 + 796) * L]);
   }
-  // %1370 = sub f64[16,8] -> v22
+  // %1379 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4237,19 +4236,19 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p29 = 0; p29 < 14; ++p29) {
-    __builtin_prefetch(&z0[(p29 * 2 + 802) * L]);
+    __builtin_prefetch(&z0[(p29 * 2 + 824) * L]);
   }
-  // %577 = sigmoid f64[16] -> v15
+  // %579 = sigmoid f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  for (int64_t p30 = 0; p30 < 13; ++p30) {
-    __builtin_prefetch(&z0[(p30 * 2 + 830) * L]);
+  for (int64_t p30 = 0; p30 < 14; ++p30) {
+    __builtin_prefetch(&z0[(p30 * 2 + 852) * L]);
   }
-  // %1371 = contract f64[16,8] -> v23
+  // %1380 = contract f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4258,10 +4257,10 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  for (int64_t p31 = 0; p31 < 14; ++p31) {
-    __builtin_prefetch(&z0[(p31 * 2 + 856) * L]);
+  for (int64_t p31 = 0; p31 < 15; ++p31) {
+    __builtin_prefetch(&z0[(p31 * 2 + 880) * L]);
   }
-  // %1373 = sub f64[16,8,8] -> d.W
+  // %1382 = sub f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -4278,11 +4277,11 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p32 = 0; p32 < 14; ++p32) {
-    __builtin_prefetch(&z0[(p32 * 2 + 884) * L]);
+    __builtin_prefetch(&z0[(p32 * 2 + 910) * L]);
   }
-  // %592 = contract f64[16,8] -> v24
-  // %570 = contract f64[16,8] -> v25
-  // %617 = contract f64[16,8] -> v26
+  // %572 = contract f64[16,8] -> v24
+  // %619 = contract f64[16,8] -> v25
+  // %594 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4303,18 +4302,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc11_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4335,34 +4334,24 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p33 = 0; p33 < 14; ++p33) {
-    __builtin_prefetch(&z0[(p33 * 2 + 912) * L]);
+    __builtin_prefetch(&z0[(p33 * 2 + 938) * L]);
   }
   for (int64_t p34 = 0; p34 < 14; ++p34) {
-    __builtin_prefetch(&z0[(p34 * 2 + 940) * L]);
+    __builtin_prefetch(&z0[(p34 * 2 + 966) * L]);
   }
-  for (int64_t p35 = 0; p35 < 14; ++p35) {
-    __builtin_prefetch(&z0[(p35 * 2 + 968) * L]);
+  for (int64_t p35 = 0; p35 < 15; ++p35) {
+    __builtin_prefetch(&z0[(p35 * 2 + 994) * L]);
   }
-  // %593 = tanh f64[16,8] -> v27
+  // %573 = tanh f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
     }
   }
-  for (int64_t p36 = 0; p36 < 14; ++p36) {
-    __builtin_prefetch(&z0[(p36 * 2 + 996) * L]);
-  }
-  // %571 = tanh f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
-    }
-  }
-  // %574 = contract f64[16,8] -> v25
-  // %847 = contract f64[16,8] -> v28
-  // %889 = contract f64[16,8] -> v29
+  // %576 = contract f64[16,8] -> v24
+  // %891 = contract f64[16,8] -> v28
+  // %849 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4385,36 +4374,36 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v13[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v13[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v28[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -4426,420 +4415,14 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  // %575 = sub f64[16,8] -> v30
+  // %577 = sub f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v24[i0 * L + l] - v25[i0 * L + l];
+      v30[i0 * L + l] = v27[i0 * L + l] - v24[i0 * L + l];
     }
   }
-  // %578 = contract f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %1200 = sub f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] =
-            v27[(i0 * 8 + i1) * L + l] -
-            ((v25[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
-             v28[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1377 = contract f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1379 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1381 = contract f64[16,8] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 8 + i1) * L + l] = v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f));
-      }
-    }
-  }
-  // %1385 = sub f64[16,8] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 8 + i1) * L + l] =
-            v27[(i0 * 8 + i1) * L + l] -
-            ((v32[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
-             v28[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1386 = contract f64[16,8] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] = v34[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1378 = contract f64[16,8] -> v35
-  // %1387 = contract f64[16,8] -> v36
-  // %1209 = contract f64[16,8] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v25[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v25[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-        v37[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-        v37[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-        v37[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-        v37[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1388 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1392 = contract f64[16,8] -> v32
-  // %1396 = contract f64[16,8] -> v38
-  // %1420 = contract f64[16,8] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v23[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v23[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v38[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v38[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v38[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v38[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v39[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v39[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v39[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v39[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1397 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1401 = sub f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] =
-            ((v35[(i0 * 8 + i1) * L + l] - v33[(i0 * 8 + i1) * L + l]) +
-             ((v36[(i0 * 8 + i1) * L + l] -
-               (v13[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * T(h)))) -
-              (v32[(i0 * 8 + i1) * L + l] + v33[(i0 * 8 + i1) * L + l]))) -
-            ((v11[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
-             v38[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1402 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1405 = mul f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] =
-            (v25[(i0 * 8 + i1) * L + l] - v18[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1375 = mul f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (1.0f - square(v27[i0 * L + l])) * (v20[i0 * L + l] + v14[i0 * L + l]);
-    }
-  }
-  // %1410 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1409 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v34[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v34[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v34[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v34[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1412 = mul f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] =
-          (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * (v18[i0 * L + l] + v14[i0 * L + l]);
-    }
-  }
-  // %1429 = contract f64[16] -> v6
+  // %1438 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4862,39 +4445,504 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1430 = mul f64[16] -> v18
+  // %1439 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v6[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+      v22[i0 * L + l] = v8[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
     }
   }
-  // %1416 = mul f64[16,8] -> v14
+  // %1425 = mul f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
+      v24[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v27[i0 * L + l]));
     }
   }
-  // %1421 = sub f64[16,8] -> v15
+  // %580 = contract f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
+      }
+    }
+  }
+  // %1406 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %620 = tanh f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
+    }
+  }
+  // %595 = tanh f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
+    }
+  }
+  // %1209 = sub f64[16,8] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 8 + i1) * L + l] =
+            v25[(i0 * 8 + i1) * L + l] -
+            ((v27[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
+             v29[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1386 = contract f64[16,8] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1394 = sub f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] =
+            v25[(i0 * 8 + i1) * L + l] -
+            ((v30[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
+             v29[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1395 = contract f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1445 = sub f64[16,8] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 8 + i1) * L + l] =
+            v15[(i0 * 8 + i1) * L + l] -
+            (v28[(i0 * 8 + i1) * L + l] + (v29[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %1461 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1462 = mul f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v7[i0 * L + l];
+    }
+  }
+  // %1457 = mul f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v16[i0 * L + l];
+    }
+  }
+  // %1446 = contract f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1) * L + l] = v32[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %1397 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1647 = mul f64[16,8] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 8 + i1) * L + l] =
+            (1.0f - square(v25[(i0 * 8 + i1) * L + l])) *
+            ((v19[(i0 * 8 + i1) * L + l] + v21[(i0 * 8 + i1) * L + l]) * v6[i0 * L + l]);
+      }
+    }
+  }
+  // %1426 = contract f64[16,69] -> v33
+  // %1458 = contract f64[16,69] -> v34
+  // %1648 = contract f64[16,69] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v24[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v12[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v28[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v12[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v28[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v12[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v28[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v12[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v28[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v33[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v33[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v33[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v34[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v34[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v34[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v34[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v35[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v35[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v35[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v35[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v28[(i0 * 8 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v34[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v35[(i0 * 69 + 68) * L + l] = acc2_v[l];
+    }
+  }
+  // %1629 = add f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v30[i0 * L + l] + v29[i0 * L + l];
+    }
+  }
+  // %1218 = contract f64[16,8] -> v29
+  // %1447 = contract f64[16,8] -> v32
+  // %1630 = contract f64[16,8] -> v36
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v25[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v25[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v25[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v25[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v36[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
+      }
+    }
+  }
+  // %1388 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1671 = mul f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = (v9[i0 * L + l] * (T(h) * 0.5f)) * 2.0f;
+    }
+  }
+  // %1383 = add f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v20[i0 * L + l] + v14[i0 * L + l];
+    }
+  }
+  // %1429 = contract f64[16,8] -> v14
+  // %1449 = contract f64[16,8] -> v20
+  // %1637 = contract f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v15[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v15[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1430 = sub f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 8 + i1) * L + l] =
-            (v37[(i0 * 8 + i1) * L + l] -
-             (v10[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f)))) -
-            v39[(i0 * 8 + i1) * L + l];
+            (v29[(i0 * 8 + i1) * L + l] -
+             (v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)))) -
+            v14[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1422 = contract f64[16] -> v6
+  // %1431 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4917,41 +4965,34 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1425 = mul f64[16,8] -> v20
+  // %1434 = mul f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] =
-            v11[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]);
+        v14[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]);
       }
     }
   }
-  // %618 = tanh f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
-    }
-  }
-  // %1436 = sub f64[16,8] -> v15
+  // %1451 = sub f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 8 + i1) * L + l] =
-            v11[(i0 * 8 + i1) * L + l] -
-            (v29[(i0 * 8 + i1) * L + l] + (v28[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
+            v32[(i0 * 8 + i1) * L + l] -
+            (v20[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1452 = contract f64[16] -> v6
+  // %1452 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4963,33 +5004,291 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1453 = mul f64[16] -> v7
+  // %1455 = mul f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] =
+            (v15[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1676 = sub f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1) * L + l] =
+            (((v36[(i0 * 8 + i1) * L + l] - (v10[(i0 * 8 + i1) * L + l] * v18[i0 * L + l])) -
+              (v13[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h)))) -
+             v25[(i0 * 8 + i1) * L + l]) -
+            (v11[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1677 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1680 = mul f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] =
+            v10[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %1435 = contract f64[16,69] -> v37
+  // %1456 = contract f64[16,69] -> v38
+  // %1681 = contract f64[16,69] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v16[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v16[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v16[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v16[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v38[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v39[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v39[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v39[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v39[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v16[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v38[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v39[(i0 * 69 + 68) * L + l] = acc2_v[l];
+    }
+  }
+  // %1437 = reduce_sum f64[69] -> v10
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 69) * L + l] + v37[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1460 = reduce_sum f64[69] -> v13
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1683 = reduce_sum f64[69] -> v15
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 69) * L + l] + v39[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1419 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1418 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1421 = mul f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v6[i0 * L + l];
+      v9[i0 * L + l] =
+          (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * (v7[i0 * L + l] + v8[i0 * L + l]);
     }
   }
-  // %1413 = contract f64[69] -> v12
-  // %1431 = contract f64[69] -> v21
-  // %1454 = contract f64[69] -> v22
+  // %1440 = contract f64[69] -> v19
+  // %1463 = contract f64[69] -> v20
+  // %1422 = contract f64[69] -> v21
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5009,34 +5308,34 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v19[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v7[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v19[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v22[(i0 * 4) * L + l] = acc8_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc4_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v21[(i0 * 4) * L + l] = acc8_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5048,429 +5347,76 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v7[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v9[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v12[68 * L + l] = acc0_v[l];
-    v21[68 * L + l] = acc1_v[l];
-    v22[68 * L + l] = acc2_v[l];
+    v19[68 * L + l] = acc0_v[l];
+    v20[68 * L + l] = acc1_v[l];
+    v21[68 * L + l] = acc2_v[l];
   }
-  // %1448 = mul f64[16,8] -> v23
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v16[i0 * L + l];
-    }
-  }
-  // %1376 = contract f64[16,69] -> v40
-  // %1417 = contract f64[16,69] -> v41
-  // %1449 = contract f64[16,69] -> v42
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v25[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v23[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v25[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v25[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v25[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v40[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v40[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v40[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v41[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
-        v41[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v41[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v41[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v42[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
-        v42[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v42[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v42[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v25[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v23[(i0 * 8 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 69 + 68) * L + l] = acc0_v[l];
-      v41[(i0 * 69 + 68) * L + l] = acc1_v[l];
-      v42[(i0 * 69 + 68) * L + l] = acc2_v[l];
-    }
-  }
-  // %1437 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] = v15[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %1438 = contract f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1440 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1442 = sub f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] =
-            v15[(i0 * 8 + i1) * L + l] -
-            (v11[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1443 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1446 = mul f64[16,8] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] =
-            (v16[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1406 = contract f64[16,69] -> v43
-  // %1426 = contract f64[16,69] -> v44
-  // %1447 = contract f64[16,69] -> v45
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v32[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v20[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v10[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v32[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v20[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v32[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v20[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v32[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v20[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v43[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v43[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v43[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v43[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v44[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
-        v44[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v44[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v44[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v45[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
-        v45[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v45[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v45[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v32[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 69 + 68) * L + l] = acc0_v[l];
-      v44[(i0 * 69 + 68) * L + l] = acc1_v[l];
-      v45[(i0 * 69 + 68) * L + l] = acc2_v[l];
-    }
-  }
-  // %1408 = reduce_sum f64[69] -> v11
+  // %1441 = add f64[69] -> v23
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v43[(i0 + i1 * 69) * L + l] + v40[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v23[i0 * L + l] = v19[i0 * L + l] + v10[i0 * L + l];
     }
   }
-  // %1414 = add f64[69] -> v13
+  // %1464 = add f64[69] -> v10
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v11[i0 * L + l] + v12[i0 * L + l];
+      v10[i0 * L + l] = v20[i0 * L + l] + v13[i0 * L + l];
     }
   }
-  // %1428 = reduce_sum f64[69] -> v11
+  // %1684 = add f64[69] -> v13
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v41[(i0 + i1 * 69) * L + l] + v44[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v13[i0 * L + l] = v15[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %1432 = add f64[69] -> v12
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v21[i0 * L + l] + v11[i0 * L + l];
-    }
-  }
-  // %1451 = reduce_sum f64[69] -> v11
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v42[(i0 + i1 * 69) * L + l] + v45[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1455 = add f64[69] -> v15
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v22[i0 * L + l] + v11[i0 * L + l];
-    }
-  }
-  // %1458 = add f64[69] -> d.ln.gain
+  // %1686 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v13[i0 * L + l] * v2[i0 * L + l]) +
-                 ((v12[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v15[i0 * L + l]));
+        sum[l] = ((v23[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v10[i0 * L + l])) +
+                 (v2[i0 * L + l] * v13[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1460 = add f64[69] -> d.ln.bias
+  // %1687 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v13[i0 * L + l] + (v15[i0 * L + l] + v12[i0 * L + l]);
+        sum[l] = (v10[i0 * L + l] + v23[i0 * L + l]) + v13[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1465 = add f64[16,69] -> d.Wb
+  // %1474 = add f64[16,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v19[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v7[i0 * L + l])) +
-                   (v5[i1 * L + l] * v18[i0 * L + l]);
+          sum[l] = ((v9[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v17[i0 * L + l])) +
+                   (v5[i1 * L + l] * v22[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1470 = add f64[16,8,69] -> d.Wk
+  // %1689 = add f64[16,8,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5478,16 +5424,16 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v32[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]) +
-                     ((v20[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]) +
-                      (v1[i2 * L + l] * v10[(i0 * 8 + i1) * L + l]));
+            sum[l] = (v3[i2 * L + l] * v11[(i0 * 8 + i1) * L + l]) +
+                     ((v14[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]) +
+                      (v1[i2 * L + l] * v16[(i0 * 8 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1475 = add f64[16,8,69] -> d.Wv
+  // %1658 = add f64[16,8,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5495,9 +5441,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v1[i2 * L + l] * v23[(i0 * 8 + i1) * L + l]) +
-                      (v14[(i0 * 8 + i1) * L + l] * v5[i2 * L + l])) +
-                     (v25[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]);
+            sum[l] = ((v1[i2 * L + l] * v12[(i0 * 8 + i1) * L + l]) +
+                      (v24[(i0 * 8 + i1) * L + l] * v5[i2 * L + l])) +
+                     (v3[i2 * L + l] * v28[(i0 * 8 + i1) * L + l]);
           }
           theta_bar_Wv[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5505,7 +5451,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   if (u_stages_bar) {
-    // %765 = reduce_sum f64[] -> v6
+    // %767 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5520,7 +5466,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %770 = reduce_sum f64[] -> v7
+    // %772 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5535,19 +5481,19 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %774 = reciprocal f64[] -> v6
+    // %776 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1476 = mul f64[69] -> v1
+    // %1485 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1477 = reduce_sum f64[] -> v7
+    // %1486 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5562,7 +5508,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1481 = contract f64[] -> v8
+    // %1490 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5577,7 +5523,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1486 = mul f64[69] -> d.x@0
+    // %1495 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5585,7 +5531,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
                                              (v4[i0 * L + l] * (v8[l] * 0.014492754f)));
       }
     }
-    // %808 = reduce_sum f64[] -> v6
+    // %810 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5600,7 +5546,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %813 = reduce_sum f64[] -> v7
+    // %815 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5615,19 +5561,19 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %817 = reciprocal f64[] -> v6
+    // %819 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1487 = mul f64[69] -> v1
+    // %1690 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
       }
     }
-    // %1488 = reduce_sum f64[] -> v7
+    // %1691 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5642,7 +5588,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1492 = contract f64[] -> v8
+    // %1695 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5650,14 +5596,14 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1497 = mul f64[69] -> d.x@1
+    // %1700 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5665,14 +5611,14 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
                                                     ((v8[l] * 0.014492754f) * v2[i0 * L + l]));
       }
     }
-    // %1498 = mul f64[69] -> v1
+    // %1507 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v10[i0 * L + l];
       }
     }
-    // %1499 = reduce_sum f64[] -> v6
+    // %1508 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5687,7 +5633,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1503 = contract f64[] -> v7
+    // %1512 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5702,7 +5648,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %672 = reduce_sum f64[] -> v8
+    // %674 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5717,7 +5663,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %677 = reduce_sum f64[] -> v9
+    // %679 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5732,12 +5678,12 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %681 = reciprocal f64[] -> v8
+    // %683 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1508 = mul f64[69] -> d.x@2
+    // %1517 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5853,8 +5799,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t i = 0; i < 18906; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_node_sepsis.field.adjoint.step.rk4: 267 nodes
-  // %613 = layernorm f64[69] -> v0
+  // fwp_delta_node_sepsis.field.adjoint.step.rk4: 261 nodes
+  // %615 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5890,14 +5836,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v0[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %615 = add f64[69] -> v1
+  // %617 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %588 = layernorm f64[69] -> v2
+  // %590 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5933,14 +5879,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v2[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v3
+  // %592 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %566 = layernorm f64[69] -> v4
+  // %568 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5976,16 +5922,16 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %568 = add f64[69] -> v5
+  // %570 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %617 = contract f64[16,8] -> v6
-  // %592 = contract f64[16,8] -> v7
-  // %570 = contract f64[16,8] -> v8
+  // %619 = contract f64[16,8] -> v6
+  // %594 = contract f64[16,8] -> v7
+  // %572 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6037,16 +5983,16 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %618 = tanh f64[16,8] -> v9
+  // %620 = tanh f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %619 = contract f64[16,8] -> v6
-  // %572 = contract f64[16,8] -> v10
-  // %594 = contract f64[16,8] -> v11
+  // %621 = contract f64[16,8] -> v6
+  // %574 = contract f64[16,8] -> v10
+  // %596 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6098,7 +6044,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %620 = softmax f64[16,8] -> v12
+  // %622 = softmax f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6130,21 +6076,21 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %593 = tanh f64[16,8] -> v6
+  // %595 = tanh f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
     }
   }
-  // %571 = tanh f64[16,8] -> v7
+  // %573 = tanh f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %573 = softmax f64[16,8] -> v8
+  // %575 = softmax f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6176,9 +6122,9 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %576 = contract f64[16] -> v10
-  // %598 = contract f64[16] -> v14
-  // %623 = contract f64[16] -> v15
+  // %578 = contract f64[16] -> v10
+  // %600 = contract f64[16] -> v14
+  // %625 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6228,14 +6174,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %577 = sigmoid f64[16] -> v16
+  // %579 = sigmoid f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %595 = softmax f64[16,8] -> v10
+  // %597 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6267,9 +6213,9 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %889 = contract f64[16,8] -> v11
-  // %574 = contract f64[16,8] -> v17
-  // %847 = contract f64[16,8] -> v18
+  // %891 = contract f64[16,8] -> v11
+  // %576 = contract f64[16,8] -> v17
+  // %849 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6333,14 +6279,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %575 = sub f64[16,8] -> v19
+  // %577 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v7[i0 * L + l] - v17[i0 * L + l];
     }
   }
-  // %578 = contract f64[16,8] -> v17
+  // %580 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6349,16 +6295,16 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %599 = sigmoid f64[16] -> v20
+  // %601 = sigmoid f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = sigmoid(v14[i0 * L + l]);
     }
   }
-  // %844 = contract f64[16] -> v14
-  // %2084 = contract f64[16] -> v21
-  // %886 = contract f64[16] -> v22
+  // %846 = contract f64[16] -> v14
+  // %2165 = contract f64[16] -> v21
+  // %888 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6417,7 +6363,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1200 = sub f64[16,8] -> v23
+  // %1209 = sub f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6429,7 +6375,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %1377 = contract f64[16,8] -> v24
+  // %1386 = contract f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6438,7 +6384,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2327 = sub f64[16,8] -> v25
+  // %2408 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6449,7 +6395,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2328 = contract f64[16,8] -> v18
+  // %2409 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6458,7 +6404,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2331 = sub f64[16,8] -> v26
+  // %2412 = sub f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6469,14 +6415,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %624 = sigmoid f64[16] -> v11
+  // %626 = sigmoid f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %2332 = contract f64[16,8] -> v27
+  // %2413 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6485,7 +6431,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2341 = add f64[16,8,8] -> W
+  // %2422 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -6503,9 +6449,9 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2098 = contract f64[16,8] -> v28
-  // %1620 = contract f64[16,8] -> v29
-  // %2076 = contract f64[16,8] -> v30
+  // %1701 = contract f64[16,8] -> v28
+  // %2157 = contract f64[16,8] -> v29
+  // %2179 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6527,29 +6473,29 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc4_v[l]);
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v12[(i0 * 8 + i2) * L + l],
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc5_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
+          acc5_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc5_v[l]);
-          acc9_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v10[(i0 * 8 + i2) * L + l],
+          acc9_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v12[(i0 * 8 + i2) * L + l],
                                acc9_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc6_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc7_v[l]);
+                                v12[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v12[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6569,27 +6515,27 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %1621 = contract f64[16,8] -> v31
+  // %1702 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] = v29[(i0 * 8 + i1) * L + l] * v16[i0 * L + l];
+        v31[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v16[i0 * L + l];
       }
     }
   }
-  // %2077 = add f64[16,8] -> v32
+  // %2158 = add f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v32[(i0 * 8 + i1) * L + l] =
             (v31[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
-            v30[(i0 * 8 + i1) * L + l];
+            v29[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2342 = contract f64[16,8] -> v33
+  // %2423 = contract f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6598,65 +6544,69 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2344 = add f64[16,8] -> v34
+  // %2425 = add f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v34[(i0 * 8 + i1) * L + l] =
-            (v33[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]) + v30[(i0 * 8 + i1) * L + l];
+            (v33[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]) + v29[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2345 = contract f64[16,8] -> v30
+  // %2426 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] = v34[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
+        v29[(i0 * 8 + i1) * L + l] = v34[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
       }
     }
   }
-  // %2351 = add f64[16,8] -> v35
+  // %2633 = add f64[16,8] -> v35
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = v33[i0 * L + l] + v29[i0 * L + l];
+    }
+  }
+  // %2432 = add f64[16,8] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1) * L + l] =
-            v28[(i0 * 8 + i1) * L + l] + (v30[(i0 * 8 + i1) * L + l] * (v22[i0 * L + l] * T(h)));
+        v36[(i0 * 8 + i1) * L + l] =
+            v30[(i0 * 8 + i1) * L + l] + (v29[(i0 * 8 + i1) * L + l] * (v22[i0 * L + l] * T(h)));
       }
     }
   }
-  // %2352 = contract f64[16,8] -> v28
+  // %2433 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] = v35[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
+        v30[(i0 * 8 + i1) * L + l] = v36[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %2545 = add f64[16,8,8] -> a.W
+  // %2642 = add f64[16,8,8] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((v28[(i0 * 8 + i1) * L + l] * (v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
-               ((v33[(i0 * 8 + i1) * L + l] * (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                ((v30[(i0 * 8 + i1) * L + l] *
-                  (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                 ((v31[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v8[(i0 * 8 + i2) * L + l]))));
+              ((v35[(i0 * 8 + i1) * L + l] * (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
+               ((v30[(i0 * 8 + i1) * L + l] * (v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
+                a0[(i0 * 64 + i1 * 8 + i2) * L + l])) +
+              ((v31[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v8[(i0 * 8 + i2) * L + l]);
         }
       }
     }
   }
-  // %2356 = contract f64[16,8] -> v36
-  // %1630 = contract f64[16,8] -> v37
-  // %2397 = contract f64[16,8] -> v38
+  // %2437 = contract f64[16,8] -> v35
+  // %1711 = contract f64[16,8] -> v37
+  // %2478 = contract f64[16,8] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6705,10 +6655,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v37[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v37[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v37[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -6720,8 +6670,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2357 = contract f64[16] -> v14
-  // %2401 = contract f64[16] -> v15
+  // %2438 = contract f64[16] -> v14
+  // %2482 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6738,19 +6688,19 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6765,7 +6715,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2362 = contract f64[16] -> v21
+  // %2443 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6794,9 +6744,16 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2361 = contract f64[16,8] -> v17
-  // %1932 = contract f64[16,8] -> v24
-  // %2403 = contract f64[16,8] -> v39
+  // %2643 = sub f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = (v14[i0 * L + l] * (T(h) * 0.5f)) - (v21[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %2442 = contract f64[16,8] -> v17
+  // %2013 = contract f64[16,8] -> v24
+  // %2484 = contract f64[16,8] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6822,25 +6779,25 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
           acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
                                v31[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v33[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v31[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v33[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v31[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v30[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v29[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v33[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v31[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v30[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v29[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6860,34 +6817,32 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2366 = sub f64[16,8] -> v40
+  // %2646 = sub f64[16,8] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v40[(i0 * 8 + i1) * L + l] =
-            (v36[(i0 * 8 + i1) * L + l] +
-             (v8[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))) -
-            ((v8[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
-             v17[(i0 * 8 + i1) * L + l]);
+            (v35[(i0 * 8 + i1) * L + l] + (v8[(i0 * 8 + i1) * L + l] * v22[i0 * L + l])) -
+            v17[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %796 = sub f64[16,8] -> v17
+  // %798 = sub f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = 1.0f - square(v6[i0 * L + l]);
     }
   }
-  // %2372 = mul f64[16,8] -> v6
+  // %2453 = mul f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v33[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2376 = contract f64[16] -> v14
+  // %2457 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6916,35 +6871,35 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %715 = mul f64[16] -> v21
+  // %717 = mul f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v20[i0 * L + l] * (1.0f - v20[i0 * L + l]);
     }
   }
-  // %2377 = mul f64[16] -> v20
+  // %2458 = mul f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %1628 = mul f64[16,8] -> v23
+  // %1709 = mul f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v31[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %1934 = sub f64[16,8] -> v7
+  // %2015 = sub f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v37[i0 * L + l] - v24[i0 * L + l];
     }
   }
-  // %2149 = contract f64[16] -> v14
+  // %2230 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6973,7 +6928,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2384 = mul f64[16,8] -> v24
+  // %2465 = mul f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6983,7 +6938,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %1625 = contract f64[16] -> v14
+  // %1706 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6995,13 +6950,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7012,14 +6967,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1626 = mul f64[16] -> v22
+  // %1707 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = v14[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
     }
   }
-  // %2392 = contract f64[16] -> v14
+  // %2473 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7048,16 +7003,16 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2393 = mul f64[16] -> v16
+  // %2474 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %2378 = contract f64[69] -> v7
-  // %1627 = contract f64[69] -> v8
-  // %2394 = contract f64[69] -> v19
+  // %2459 = contract f64[69] -> v7
+  // %1708 = contract f64[69] -> v8
+  // %2475 = contract f64[69] -> v19
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7127,8 +7082,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     v8[68 * L + l] = acc1_v[l];
     v19[68 * L + l] = acc2_v[l];
   }
-  // %2398 = contract f64[16] -> v14
-  // %2427 = contract f64[16] -> v21
+  // %2479 = contract f64[16] -> v14
+  // %2508 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7145,19 +7100,19 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v33[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v33[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v33[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v33[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7172,21 +7127,27 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2405 = sub f64[16,8] -> v18
+  // %2659 = sub f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v14[i0 * L + l] - v15[i0 * L + l];
+    }
+  }
+  // %2662 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] =
+        v25[(i0 * 8 + i1) * L + l] =
             (v38[(i0 * 8 + i1) * L + l] +
-             ((v10[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v14[i0 * L + l])) -
-            (((v10[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v15[i0 * L + l]) +
-             v39[(i0 * 8 + i1) * L + l]);
+             ((v10[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v18[i0 * L + l])) -
+            v39[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2367 = contract f64[16] -> v14
-  // %2406 = contract f64[16] -> v15
+  // %2647 = contract f64[16] -> v14
+  // %2663 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7203,19 +7164,19 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v40[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v40[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v40[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v40[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7230,29 +7191,29 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2370 = mul f64[16,8] -> v25
+  // %2650 = mul f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] * (v40[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
+        v18[(i0 * 8 + i1) * L + l] =
+            (v40[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2409 = mul f64[16,8] -> v29
+  // %2666 = mul f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] * (v18[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]);
+        v28[(i0 * 8 + i1) * L + l] =
+            (v25[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2371 = contract f64[16,69] -> v41
-  // %2385 = contract f64[16,69] -> v42
-  // %2410 = contract f64[16,69] -> v43
+  // %2651 = contract f64[16,69] -> v41
+  // %2466 = contract f64[16,69] -> v42
+  // %2667 = contract f64[16,69] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7274,29 +7235,29 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v25[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v18[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
               std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v24[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v29[(i0 * 8 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v28[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v25[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v24[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v29[(i0 * 8 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v28[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v25[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v24[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v29[(i0 * 8 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v28[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v25[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v24[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v29[(i0 * 8 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v28[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7324,9 +7285,9 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v25[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v24[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v29[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v28[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7336,16 +7297,16 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v43[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2395 = mul f64[16,8] -> v18
+  // %2476 = mul f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v30[i0 * L + l] * v17[i0 * L + l];
+      v25[i0 * L + l] = v29[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2373 = contract f64[16,69] -> v44
-  // %1629 = contract f64[16,69] -> v45
-  // %2396 = contract f64[16,69] -> v46
+  // %2454 = contract f64[16,69] -> v44
+  // %1710 = contract f64[16,69] -> v45
+  // %2477 = contract f64[16,69] -> v46
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7371,25 +7332,25 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
           acc4_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v23[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v18[(i0 * 8 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v25[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v18[(i0 * 8 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v25[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v18[(i0 * 8 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v25[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v18[(i0 * 8 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v25[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7419,7 +7380,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v23[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v25[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7429,7 +7390,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v46[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2375 = reduce_sum f64[69] -> v17
+  // %2653 = reduce_sum f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7446,14 +7407,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v17[i0 * L + l] = acc_v[l];
     }
   }
-  // %2379 = add f64[69] -> v31
+  // %2654 = add f64[69] -> v31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v17[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %2387 = reduce_sum f64[69] -> v7
+  // %2468 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7470,14 +7431,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2389 = mul f64[69] -> v17
+  // %2469 = add f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v7[i0 * L + l] + v8[i0 * L + l]) * 0.16666667f;
+      v17[i0 * L + l] = v7[i0 * L + l] + v8[i0 * L + l];
     }
   }
-  // %2412 = reduce_sum f64[69] -> v7
+  // %2669 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7494,14 +7455,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2414 = mul f64[69] -> v8
+  // %2670 = add f64[69] -> v8
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (v19[i0 * L + l] + v7[i0 * L + l]) * 0.33333334f;
+      v8[i0 * L + l] = v19[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %2417 = contract f64[16] -> v14
+  // %2498 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7513,13 +7474,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v35[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v36[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v35[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v36[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v35[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v36[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v35[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v36[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7530,14 +7491,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2418 = mul f64[16] -> v15
+  // %2499 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
     }
   }
-  // %2419 = contract f64[69] -> v7
+  // %2500 = contract f64[69] -> v7
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7577,7 +7538,43 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v7[68 * L + l] = acc0_v[l];
   }
-  // %2422 = contract f64[16,8] -> v11
+  // %2504 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2674 = sub f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (v14[i0 * L + l] * T(h)) - (v21[i0 * L + l] * T(h));
+    }
+  }
+  // %2503 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7602,43 +7599,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2423 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2430 = contract f64[16,8] -> v19
+  // %2511 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7652,36 +7620,36 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2432 = sub f64[16,8] -> v26
+  // %2677 = sub f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1) * L + l] =
-            (v11[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * T(h)))) -
-            ((v10[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * T(h))) + v19[(i0 * 8 + i1) * L + l]);
+        v27[(i0 * 8 + i1) * L + l] =
+            ((v10[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) + v19[(i0 * 8 + i1) * L + l]) -
+            v26[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2433 = contract f64[16] -> v14
+  // %2678 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7693,13 +7661,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v12[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v12[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v12[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v12[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v12[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v12[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v12[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v12[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7710,17 +7678,17 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2436 = mul f64[16,8] -> v10
+  // %2681 = mul f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 8 + i1) * L + l] =
-            (v26[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v12[(i0 * 8 + i1) * L + l];
+            (v27[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v12[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2437 = contract f64[16,69] -> v41
+  // %2682 = contract f64[16,69] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7766,14 +7734,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v41[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2420 = mul f64[16,8] -> v11
+  // %2501 = mul f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v28[i0 * L + l];
+      v11[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v30[i0 * L + l];
     }
   }
-  // %2421 = contract f64[16,69] -> v42
+  // %2502 = contract f64[16,69] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7819,7 +7787,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v42[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2439 = reduce_sum f64[69] -> v9
+  // %2684 = reduce_sum f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7836,57 +7804,71 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %2441 = mul f64[69] -> v12
+  // %2685 = add f64[69] -> v12
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v7[i0 * L + l] + v9[i0 * L + l]) * 0.16666667f;
+      v12[i0 * L + l] = v7[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %2444 = mul f64[69] -> adj.ln.gain
+  // %2689 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = T(h) * ((((-((v2[i0 * L + l] * v31[i0 * L + l]) * 0.33333334f)) -
-                           (v4[i0 * L + l] * v17[i0 * L + l])) -
-                          (v2[i0 * L + l] * v8[i0 * L + l])) -
-                         (v0[i0 * L + l] * v12[i0 * L + l]));
+                           (v4[i0 * L + l] * (v17[i0 * L + l] * 0.16666667f))) -
+                          (v2[i0 * L + l] * (v8[i0 * L + l] * 0.33333334f))) -
+                         (v0[i0 * L + l] * (v12[i0 * L + l] * 0.16666667f)));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2450 = mul f64[69] -> adj.ln.bias
+  // %2701 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v17[i0 * L + l]) - (v31[i0 * L + l] * 0.33333334f)) - v8[i0 * L + l]) -
-                  v12[i0 * L + l]) *
+        sum[l] = ((-((v12[i0 * L + l] + v17[i0 * L + l]) * 0.16666667f)) -
+                  ((v8[i0 * L + l] + v31[i0 * L + l]) * 0.33333334f)) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2459 = sub f64[16,69] -> adj.Wb
+  // %2702 = add f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] =
+          (v20[i0 * L + l] * (T(h) * 0.33333334f)) + (v16[i0 * L + l] * (T(h) * 0.33333334f));
+    }
+  }
+  // %2705 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v5[i1 * L + l] * (v22[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                     ((v20[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
-                    ((v16[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
+          sum[l] = ((-(v5[i1 * L + l] * (v22[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    (v14[i0 * L + l] * v3[i1 * L + l])) -
                    (v1[i1 * L + l] * (v15[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2548 = sub f64[16,8,69] -> adj.Wk
+  // %2710 = add f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v28[i0 * L + l] + v18[i0 * L + l];
+    }
+  }
+  // %2714 = sub f64[16,8,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -7894,9 +7876,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v24[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v25[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v29[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v24[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v7[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
                      (v10[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -7904,7 +7885,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2551 = sub f64[16,8,69] -> adj.Wv
+  // %2715 = add f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v6[i0 * L + l] + v25[i0 * L + l];
+    }
+  }
+  // %2719 = sub f64[16,8,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -7912,9 +7900,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v6[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v23[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v18[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v7[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v23[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
                      (v11[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -7922,33 +7909,33 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2037 = broadcast f64[16,8,69] -> adj.Wq
+  // %2118 = broadcast f64[16,8,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 8832; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2038 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2119 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2039 = broadcast f64[64,128] -> adj.ff.up.weight
+  // %2120 = broadcast f64[64,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2040 = broadcast f64[64] -> adj.ff.up.bias
+  // %2121 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2041 = broadcast f64[128,64] -> adj.ff.down.weight
+  // %2122 = broadcast f64[128,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2042 = broadcast f64[1,128] -> adj.out.weight
+  // %2123 = broadcast f64[1,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2043 = broadcast f64[1] -> adj.out.bias
+  // %2124 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -9131,12 +9118,11 @@ extern "C" void fwp_delta_node_sepsis_loss_vjp(const void* /*ctx*/, const void* 
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_delta_node_sepsis.loss.vjp: 8 nodes
-  // %557 = sub f64[1] -> d.logit
-  // fwp_delta_node_sepsis.ode:54: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_delta_node_sepsis.loss.vjp: 7 nodes
+  // %563 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -9354,8 +9340,8 @@ const plastic_model kModel = {
             .field = 20864,
             .field_vjp = 109184,
             .adjoint_field = 213376,
-            .step = 55552,
-            .step_vjp = 343168,
+            .step = 51456,
+            .step_vjp = 318592,
             .adjoint_step = 343424,
             .output = 16768,
             .output_vjp = 43712,

@@ -3458,10 +3458,10 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
   T rstd_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_node_sepsis_code.field.step.rk4: 98 nodes
-  // %968 = contract f64[128] -> v0
-  // %937 = contract f64[128] -> v1
-  // %909 = contract f64[128] -> v2
+  // fwp_delta_node_sepsis_code.field.step.rk4: 97 nodes
+  // %970 = contract f64[128] -> v0
+  // %939 = contract f64[128] -> v1
+  // %911 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3517,14 +3517,14 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %969 = add f64[128] -> v3
+  // %971 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v0[i0 * L + l] + proj_bias[i0];
     }
   }
-  // %970 = layernorm f64[128] -> v0
+  // %972 = layernorm f64[128] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3560,21 +3560,21 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       v0[i0 * L + l] = (v3[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %972 = add f64[128] -> v3
+  // %974 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (proj_norm_gain[i0] * v0[i0 * L + l]) + proj_norm_bias[i0];
     }
   }
-  // %938 = add f64[128] -> v0
+  // %940 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v1[i0 * L + l] + proj_bias[i0];
     }
   }
-  // %939 = layernorm f64[128] -> v1
+  // %941 = layernorm f64[128] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3610,21 +3610,21 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       v1[i0 * L + l] = (v0[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %941 = add f64[128] -> v0
+  // %943 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = proj_norm_bias[i0] + (v1[i0 * L + l] * proj_norm_gain[i0]);
     }
   }
-  // %910 = add f64[128] -> v1
+  // %912 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v2[i0 * L + l] + proj_bias[i0];
     }
   }
-  // %911 = layernorm f64[128] -> v2
+  // %913 = layernorm f64[128] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3660,16 +3660,16 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       v2[i0 * L + l] = (v1[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %913 = add f64[128] -> v1
+  // %915 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %973 = contract f64[272] -> v4
-  // %942 = contract f64[272] -> v5
-  // %914 = contract f64[272] -> v6
+  // %975 = contract f64[272] -> v4
+  // %944 = contract f64[272] -> v5
+  // %916 = contract f64[272] -> v6
   for (int64_t i0 = 0; i0 < 68; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3719,14 +3719,14 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %975 = reshape f64[16,17] -> v7
+  // %977 = reshape f64[16,17] -> v7
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = kvb_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %983 = softmax f64[16,8] -> v0
+  // %985 = softmax f64[16,8] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3758,14 +3758,14 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %944 = reshape f64[16,17] -> v4
+  // %946 = reshape f64[16,17] -> v4
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = kvb_bias[i0] + v5[i0 * L + l];
     }
   }
-  // %950 = tanh f64[16,8] -> v1
+  // %952 = tanh f64[16,8] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3774,7 +3774,7 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %952 = softmax f64[16,8] -> v2
+  // %954 = softmax f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3806,14 +3806,14 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %916 = reshape f64[16,17] -> v5
+  // %918 = reshape f64[16,17] -> v5
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = kvb_bias[i0] + v6[i0 * L + l];
     }
   }
-  // %924 = softmax f64[16,8] -> v3
+  // %926 = softmax f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3845,9 +3845,9 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1218 = contract f64[16,8] -> v6
-  // %925 = contract f64[16,8] -> v8
-  // %1249 = contract f64[16,8] -> v9
+  // %1220 = contract f64[16,8] -> v6
+  // %927 = contract f64[16,8] -> v8
+  // %1251 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3911,7 +3911,7 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %926 = sub f64[16,8] -> v10
+  // %928 = sub f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3921,22 +3921,22 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %918 = sigmoid f64[16,1] -> v8
+  // %920 = sigmoid f64[16,1] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = sigmoid(v5[(i0 * 17 + 16) * L + l]);
     }
   }
-  // %919 = reshape f64[16] -> v5
+  // %921 = reshape f64[16] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = v8[i0 * L + l];
     }
   }
-  // %1215 = contract f64[16] -> v8
-  // %1233 = contract f64[16] -> v11
+  // %1217 = contract f64[16] -> v8
+  // %1235 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3980,14 +3980,14 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1216 = contract f64[16] -> v12
+  // %1218 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (v5[i0 * L + l] * (T(h) * 0.5f)) * v8[i0 * L + l];
     }
   }
-  // %1221 = sub f64[16,8] -> v8
+  // %1223 = sub f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3998,28 +3998,28 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %946 = sigmoid f64[16,1] -> v12
+  // %948 = sigmoid f64[16,1] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = sigmoid(v4[(i0 * 17 + 16) * L + l]);
     }
   }
-  // %947 = reshape f64[16] -> v4
+  // %949 = reshape f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v12[i0 * L + l];
     }
   }
-  // %1234 = contract f64[16] -> v12
+  // %1236 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (v4[i0 * L + l] * (T(h) * 0.5f)) * v11[i0 * L + l];
     }
   }
-  // %1294 = sub f64[16,8] -> v13
+  // %1296 = sub f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4030,7 +4030,7 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1246 = contract f64[16] -> v11
+  // %1248 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4059,28 +4059,28 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1247 = contract f64[16] -> v12
+  // %1249 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (v4[i0 * L + l] * T(h)) * v11[i0 * L + l];
     }
   }
-  // %977 = sigmoid f64[16,1] -> v11
+  // %979 = sigmoid f64[16,1] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = sigmoid(v7[(i0 * 17 + 16) * L + l]);
     }
   }
-  // %1277 = contract f64[16] -> v1
+  // %1279 = contract f64[16] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v11[i0 * L + l] * (T(h) * 0.16666667f);
     }
   }
-  // %1300 = contract f64[16,8] -> v6
+  // %1302 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4092,7 +4092,7 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1320 = contract f64[16,8] -> v1
+  // %1322 = contract f64[16,8] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4102,28 +4102,34 @@ extern "C" void fwp_delta_node_sepsis_code_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1289 = contract f64[16,8] -> v2
+  // %1335 = add f64[16,8] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v13[i0 * L + l] + v8[i0 * L + l];
+    }
+  }
+  // %1291 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1) * L + l] =
+        v8[(i0 * 8 + i1) * L + l] =
             v10[(i0 * 8 + i1) * L + l] * (v5[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1332 = add f64[16,8,8] -> W
+  // %1342 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((((v0[(i0 * 8 + i2) * L + l] * v6[(i0 * 8 + i1) * L + l]) +
-                 (v1[(i0 * 8 + i2) * L + l] * v13[(i0 * 8 + i1) * L + l])) +
-                (v1[(i0 * 8 + i2) * L + l] * v8[(i0 * 8 + i1) * L + l])) +
-               (v2[(i0 * 8 + i1) * L + l] * v3[(i0 * 8 + i2) * L + l]));
+              (((v0[(i0 * 8 + i2) * L + l] * v6[(i0 * 8 + i1) * L + l]) +
+                z0_W[(i0 * 64 + i1 * 8 + i2) * L + l]) +
+               (v1[(i0 * 8 + i2) * L + l] * v2[(i0 * 8 + i1) * L + l])) +
+              (v8[(i0 * 8 + i1) * L + l] * v3[(i0 * 8 + i2) * L + l]);
         }
       }
     }
@@ -4197,10 +4203,10 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142080);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146176);
   T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150272);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154368);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163072);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171776);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 180480);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158976);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167680);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 176384);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 185088);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4219,13 +4225,13 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_node_sepsis_code.field.step.rk4.vjp: 312 nodes
+  // fwp_delta_node_sepsis_code.field.step.rk4.vjp: 310 nodes
   for (int64_t p0 = 0; p0 < 11; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
-  // %968 = contract f64[128] -> v0
-  // %937 = contract f64[128] -> v1
-  // %909 = contract f64[128] -> v2
+  // %970 = contract f64[128] -> v0
+  // %939 = contract f64[128] -> v1
+  // %911 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4290,7 +4296,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p3 = 0; p3 < 12; ++p3) {
     __builtin_prefetch(&z0[(p3 * 2 + 68) * L]);
   }
-  // %969 = add f64[128] -> v3
+  // %971 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4300,7 +4306,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p4 = 0; p4 < 12; ++p4) {
     __builtin_prefetch(&z0[(p4 * 2 + 92) * L]);
   }
-  // %970 = layernorm f64[128] -> v0
+  // %972 = layernorm f64[128] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4339,7 +4345,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p5 = 0; p5 < 11; ++p5) {
     __builtin_prefetch(&z0[(p5 * 2 + 116) * L]);
   }
-  // %972 = add f64[128] -> v4
+  // %974 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4349,7 +4355,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p6 = 0; p6 < 12; ++p6) {
     __builtin_prefetch(&z0[(p6 * 2 + 138) * L]);
   }
-  // %938 = add f64[128] -> v5
+  // %940 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4359,7 +4365,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p7 = 0; p7 < 12; ++p7) {
     __builtin_prefetch(&z0[(p7 * 2 + 162) * L]);
   }
-  // %939 = layernorm f64[128] -> v1
+  // %941 = layernorm f64[128] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4398,7 +4404,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p8 = 0; p8 < 11; ++p8) {
     __builtin_prefetch(&z0[(p8 * 2 + 186) * L]);
   }
-  // %941 = add f64[128] -> v6
+  // %943 = add f64[128] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4408,7 +4414,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p9 = 0; p9 < 12; ++p9) {
     __builtin_prefetch(&z0[(p9 * 2 + 208) * L]);
   }
-  // %910 = add f64[128] -> v7
+  // %912 = add f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4418,7 +4424,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p10 = 0; p10 < 12; ++p10) {
     __builtin_prefetch(&z0[(p10 * 2 + 232) * L]);
   }
-  // %911 = layernorm f64[128] -> v2
+  // %913 = layernorm f64[128] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4457,7 +4463,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p11 = 0; p11 < 11; ++p11) {
     __builtin_prefetch(&z0[(p11 * 2 + 256) * L]);
   }
-  // %913 = add f64[128] -> v8
+  // %915 = add f64[128] -> v8
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4467,9 +4473,9 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p12 = 0; p12 < 12; ++p12) {
     __builtin_prefetch(&z0[(p12 * 2 + 278) * L]);
   }
-  // %973 = contract f64[272] -> v9
-  // %942 = contract f64[272] -> v10
-  // %914 = contract f64[272] -> v11
+  // %975 = contract f64[272] -> v9
+  // %944 = contract f64[272] -> v10
+  // %916 = contract f64[272] -> v11
   for (int64_t i0 = 0; i0 < 68; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4528,7 +4534,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p15 = 0; p15 < 12; ++p15) {
     __builtin_prefetch(&z0[(p15 * 2 + 348) * L]);
   }
-  // %975 = reshape f64[16,17] -> v12
+  // %977 = reshape f64[16,17] -> v12
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4538,7 +4544,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p16 = 0; p16 < 11; ++p16) {
     __builtin_prefetch(&z0[(p16 * 2 + 372) * L]);
   }
-  // %983 = softmax f64[16,8] -> v9
+  // %985 = softmax f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4573,7 +4579,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p17 = 0; p17 < 12; ++p17) {
     __builtin_prefetch(&z0[(p17 * 2 + 394) * L]);
   }
-  // %977 = sigmoid f64[16,1] -> v14
+  // %979 = sigmoid f64[16,1] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4583,7 +4589,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p18 = 0; p18 < 12; ++p18) {
     __builtin_prefetch(&z0[(p18 * 2 + 418) * L]);
   }
-  // %944 = reshape f64[16,17] -> v15
+  // %946 = reshape f64[16,17] -> v15
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4593,7 +4599,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p19 = 0; p19 < 11; ++p19) {
     __builtin_prefetch(&z0[(p19 * 2 + 442) * L]);
   }
-  // %952 = softmax f64[16,8] -> v10
+  // %954 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4628,7 +4634,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p20 = 0; p20 < 12; ++p20) {
     __builtin_prefetch(&z0[(p20 * 2 + 464) * L]);
   }
-  // %1246 = contract f64[16] -> v16
+  // %1248 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4660,7 +4666,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p21 = 0; p21 < 12; ++p21) {
     __builtin_prefetch(&z0[(p21 * 2 + 488) * L]);
   }
-  // %1511 = contract f64[16] -> v17
+  // %1521 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4670,7 +4676,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p22 = 0; p22 < 11; ++p22) {
     __builtin_prefetch(&z0[(p22 * 2 + 512) * L]);
   }
-  // %946 = sigmoid f64[16,1] -> v18
+  // %948 = sigmoid f64[16,1] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4680,7 +4686,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p23 = 0; p23 < 12; ++p23) {
     __builtin_prefetch(&z0[(p23 * 2 + 534) * L]);
   }
-  // %916 = reshape f64[16,17] -> v19
+  // %918 = reshape f64[16,17] -> v19
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4690,7 +4696,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p24 = 0; p24 < 11; ++p24) {
     __builtin_prefetch(&z0[(p24 * 2 + 558) * L]);
   }
-  // %924 = softmax f64[16,8] -> v11
+  // %926 = softmax f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4725,9 +4731,9 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p25 = 0; p25 < 12; ++p25) {
     __builtin_prefetch(&z0[(p25 * 2 + 580) * L]);
   }
-  // %1839 = contract f64[16,8] -> v20
-  // %1514 = contract f64[16,8] -> v21
-  // %1545 = contract f64[16,8] -> v22
+  // %1849 = contract f64[16,8] -> v20
+  // %1524 = contract f64[16,8] -> v21
+  // %1555 = contract f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4800,7 +4806,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p28 = 0; p28 < 12; ++p28) {
     __builtin_prefetch(&z0[(p28 * 2 + 650) * L]);
   }
-  // %1869 = contract f64[16,8] -> v23
+  // %1879 = contract f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4812,7 +4818,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p29 = 0; p29 < 12; ++p29) {
     __builtin_prefetch(&z0[(p29 * 2 + 674) * L]);
   }
-  // %1844 = sub f64[16,8] -> v24
+  // %1854 = sub f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4825,7 +4831,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p30 = 0; p30 < 11; ++p30) {
     __builtin_prefetch(&z0[(p30 * 2 + 698) * L]);
   }
-  // %1948 = contract f64[16,8] -> v25
+  // %1958 = contract f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4837,8 +4843,8 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p31 = 0; p31 < 12; ++p31) {
     __builtin_prefetch(&z0[(p31 * 2 + 720) * L]);
   }
-  // %1233 = contract f64[16] -> v17
-  // %1215 = contract f64[16] -> v26
+  // %1235 = contract f64[16] -> v17
+  // %1217 = contract f64[16] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4888,7 +4894,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p33 = 0; p33 < 11; ++p33) {
     __builtin_prefetch(&z0[(p33 * 2 + 768) * L]);
   }
-  // %1234 = contract f64[16] -> v27
+  // %1236 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4898,7 +4904,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p34 = 0; p34 < 12; ++p34) {
     __builtin_prefetch(&z0[(p34 * 2 + 790) * L]);
   }
-  // %1849 = sub f64[16,8] -> v28
+  // %1859 = sub f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4911,7 +4917,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p35 = 0; p35 < 11; ++p35) {
     __builtin_prefetch(&z0[(p35 * 2 + 814) * L]);
   }
-  // %1960 = contract f64[16,8] -> v21
+  // %1970 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4923,7 +4929,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p36 = 0; p36 < 12; ++p36) {
     __builtin_prefetch(&z0[(p36 * 2 + 836) * L]);
   }
-  // %918 = sigmoid f64[16,1] -> v17
+  // %920 = sigmoid f64[16,1] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4933,7 +4939,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p37 = 0; p37 < 12; ++p37) {
     __builtin_prefetch(&z0[(p37 * 2 + 860) * L]);
   }
-  // %1539 = contract f64[16,8] -> v29
+  // %1549 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4945,8 +4951,8 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p38 = 0; p38 < 11; ++p38) {
     __builtin_prefetch(&z0[(p38 * 2 + 884) * L]);
   }
-  // %1658 = contract f64[16] -> v27
-  // %1575 = contract f64[16] -> v30
+  // %1668 = contract f64[16] -> v27
+  // %1585 = contract f64[16] -> v30
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4996,7 +5002,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p40 = 0; p40 < 12; ++p40) {
     __builtin_prefetch(&z0[(p40 * 2 + 930) * L]);
   }
-  // %1854 = sub f64[16,8] -> v31
+  // %1864 = sub f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5009,7 +5015,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p41 = 0; p41 < 11; ++p41) {
     __builtin_prefetch(&z0[(p41 * 2 + 954) * L]);
   }
-  // %1855 = mul f64[16,8] -> v22
+  // %1865 = mul f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5021,7 +5027,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p42 = 0; p42 < 12; ++p42) {
     __builtin_prefetch(&z0[(p42 * 2 + 976) * L]);
   }
-  // %2185 = sub f64[16,8,8] -> d.W
+  // %2195 = sub f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -5040,7 +5046,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t p43 = 0; p43 < 12; ++p43) {
     __builtin_prefetch(&z0[(p43 * 2 + 1000) * L]);
   }
-  // %981 = tanh f64[16,8] -> v32
+  // %983 = tanh f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5049,9 +5055,9 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1249 = contract f64[16,8] -> v12
-  // %1218 = contract f64[16,8] -> v33
-  // %925 = contract f64[16,8] -> v34
+  // %1251 = contract f64[16,8] -> v12
+  // %1220 = contract f64[16,8] -> v33
+  // %927 = contract f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5115,7 +5121,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %950 = tanh f64[16,8] -> v35
+  // %952 = tanh f64[16,8] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5124,7 +5130,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %922 = tanh f64[16,8] -> v15
+  // %924 = tanh f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5133,21 +5139,21 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %926 = sub f64[16,8] -> v19
+  // %928 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v15[i0 * L + l] - v34[i0 * L + l];
     }
   }
-  // %1216 = contract f64[16] -> v27
+  // %1218 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = (v17[i0 * L + l] * (T(h) * 0.5f)) * v26[i0 * L + l];
     }
   }
-  // %1221 = sub f64[16,8] -> v34
+  // %1223 = sub f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5158,7 +5164,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1860 = sub f64[16,8] -> v36
+  // %1870 = sub f64[16,8] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5169,14 +5175,14 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1247 = contract f64[16] -> v26
+  // %1249 = contract f64[16] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = (v18[i0 * L + l] * T(h)) * v16[i0 * L + l];
     }
   }
-  // %1863 = sub f64[16,8] -> v33
+  // %1873 = sub f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5187,7 +5193,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1864 = mul f64[16,8] -> v12
+  // %1874 = mul f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5196,8 +5202,8 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1866 = contract f64[16] -> v16
-  // %1880 = contract f64[16] -> v26
+  // %1876 = contract f64[16] -> v16
+  // %1890 = contract f64[16] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5241,82 +5247,31 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       v26[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1867 = contract f64[16] -> v27
+  // %1877 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = ((v18[i0 * L + l] * T(h)) * v14[i0 * L + l]) * v16[i0 * L + l];
     }
   }
-  // %1870 = contract f64[16,8] -> v20
-  // %1908 = contract f64[16,8] -> v33
-  // %1949 = contract f64[16,8] -> v37
+  // %1893 = pad f64[16,17] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v25[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v25[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v33[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v33[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v33[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v33[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v37[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v37[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v37[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v37[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v37[(i0 * 17 + i1) * L + l] = 0.0f;
       }
     }
   }
-  // %1883 = pad f64[16,17] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 17 + 16) * L + l] = (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * v26[i0 * L + l];
+    }
+  }
+  // %2197 = pad f64[16,17] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v38[(i0 * 17 + i1) * L + l] = 0.0f;
@@ -5326,34 +5281,19 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 17 + 16) * L + l] = (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * v26[i0 * L + l];
-    }
-  }
-  // %2187 = pad f64[16,17] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 17 + 16) * L + l] = 0.0f;
+      v38[(i0 * 17 + 16) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 17 + i1 + 8) * L + l] =
+        v38[(i0 * 17 + i1 + 8) * L + l] =
             (1.0f - square(v32[(i0 * 8 + i1) * L + l])) * v23[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1176 = reduce_sum f64[] -> v13
+  // %1178 = reduce_sum f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5368,7 +5308,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = acc_v[l];
   }
-  // %1181 = reduce_sum f64[] -> v26
+  // %1183 = reduce_sum f64[] -> v26
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5383,12 +5323,12 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t l = 0; l < L; ++l) {
     v26[l] = acc_v[l];
   }
-  // %1185 = reciprocal f64[] -> v13
+  // %1187 = reciprocal f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = T(1) / std::sqrt((v26[l] * 0.0078125f) + 1e-05f);
   }
-  // %1900 = contract f64[16] -> v26
+  // %1910 = contract f64[16] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5417,22 +5357,22 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1903 = pad f64[16,17] -> v40
+  // %1913 = pad f64[16,17] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 17 + i1) * L + l] = 0.0f;
+        v39[(i0 * 17 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 17 + 16) * L + l] = v26[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
+      v39[(i0 * 17 + 16) * L + l] = v26[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
     }
   }
-  // %1205 = contract f64[16,8] -> v3
+  // %1207 = contract f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5441,7 +5381,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1904 = contract f64[16] -> v26
+  // %1914 = contract f64[16] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5470,14 +5410,14 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1905 = contract f64[16] -> v30
+  // %1915 = contract f64[16] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v17[i0 * L + l] * v26[i0 * L + l];
     }
   }
-  // %1916 = pad f64[16,17] -> v19
+  // %1926 = pad f64[16,17] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5501,7 +5441,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1078 = reduce_sum f64[] -> v22
+  // %1080 = reduce_sum f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5514,9 +5454,9 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc_v[l];
+    v20[l] = acc_v[l];
   }
-  // %1083 = reduce_sum f64[] -> v23
+  // %1085 = reduce_sum f64[] -> v31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5524,19 +5464,19 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v22[l] * 0.0078125f));
+      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v20[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v23[l] = acc_v[l];
+    v31[l] = acc_v[l];
   }
-  // %1087 = reciprocal f64[] -> v7
+  // %1089 = reciprocal f64[] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[l] = T(1) / std::sqrt((v23[l] * 0.0078125f) + 1e-05f);
+    v7[l] = T(1) / std::sqrt((v31[l] * 0.0078125f) + 1e-05f);
   }
-  // %1123 = reduce_sum f64[] -> v22
+  // %1125 = reduce_sum f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5549,9 +5489,9 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc_v[l];
+    v20[l] = acc_v[l];
   }
-  // %1128 = reduce_sum f64[] -> v23
+  // %1130 = reduce_sum f64[] -> v31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5559,39 +5499,21 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v22[l] * 0.0078125f));
+      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v20[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v23[l] = acc_v[l];
+    v31[l] = acc_v[l];
   }
-  // %1132 = reciprocal f64[] -> v5
+  // %1134 = reciprocal f64[] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = T(1) / std::sqrt((v23[l] * 0.0078125f) + 1e-05f);
+    v5[l] = T(1) / std::sqrt((v31[l] * 0.0078125f) + 1e-05f);
   }
-  // %1936 = reduce_sum f64[16] -> v22
+  // %2341 = pad f64[16,17] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v28[(i0 * 8 + i1) * L + l] * v34[(i0 * 8 + i1) * L + l]) +
-                               (v24[(i0 * 8 + i1) * L + l] * v36[(i0 * 8 + i1) * L + l]));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1939 = pad f64[16,17] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 17 + i1) * L + l] = 0.0f;
@@ -5601,21 +5523,32 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 17 + 16) * L + l] = v22[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
+      v15[(i0 * 17 + 16) * L + l] = 0.0f;
     }
   }
-  // %1952 = contract f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1) * L + l] = v34[(i0 * 8 + i1) * L + l] * v18[i0 * L + l];
+        v15[(i0 * 17 + i1 + 8) * L + l] =
+            ((v24[(i0 * 8 + i1) * L + l] + v28[(i0 * 8 + i1) * L + l]) * v18[i0 * L + l]) *
+            (1.0f - square(v35[(i0 * 8 + i1) * L + l]));
       }
     }
   }
-  // %1865 = contract f64[16,8] -> v23
-  // %1656 = contract f64[16,8] -> v28
-  // %1953 = contract f64[16,8] -> v31
+  // %2323 = add f64[16,8] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 8 + i1) * L + l] = (v34[(i0 * 8 + i1) * L + l] * v18[i0 * L + l]) +
+                                     (v36[(i0 * 8 + i1) * L + l] * v18[i0 * L + l]);
+      }
+    }
+  }
+  // %1875 = contract f64[16,8] -> v31
+  // %1666 = contract f64[16,8] -> v32
+  // %2324 = contract f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5641,175 +5574,45 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
           acc4_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
                                v3[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v20[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v3[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v20[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v3[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v22[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v20[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v3[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v22[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v20[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-        v28[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v33[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+        v33[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+        v33[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+        v33[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1872 = sub f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] =
-            v23[(i0 * 8 + i1) * L + l] -
-            ((v10[(i0 * 8 + i1) * L + l] * v27[i0 * L + l]) + v20[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1873 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1877 = pad f64[16,17] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 8; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 17 + i1) * L + l] =
-            (v3[(i0 * 8 + i1) * L + l] - v27[i0 * L + l]) * v9[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %2190 = reshape f64[272] -> v41
-  for (int64_t i0 = 0; i0 < 272; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v12[i0 * L + l] + (v38[i0 * L + l] + v39[i0 * L + l]);
-    }
-  }
-  // %1909 = sub f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] =
-            (v28[(i0 * 8 + i1) * L + l] - (v29[(i0 * 8 + i1) * L + l] * v30[i0 * L + l])) -
-            v33[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1910 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1914 = pad f64[16,17] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 8; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 17 + i1) * L + l] =
-            (v3[(i0 * 8 + i1) * L + l] - v27[i0 * L + l]) * v11[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1919 = reshape f64[272] -> v38
-  for (int64_t i0 = 0; i0 < 272; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v40[i0 * L + l] + (v12[i0 * L + l] + v19[i0 * L + l]);
-    }
-  }
-  // %1945 = contract f64[16] -> v27
+  // %1955 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5832,29 +5635,43 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1954 = contract f64[16] -> v30
+  // %1964 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v27[i0 * L + l] * ((v18[i0 * L + l] * (T(h) * 0.5f)) * v18[i0 * L + l]);
+      v20[i0 * L + l] = v3[i0 * L + l] * ((v18[i0 * L + l] * (T(h) * 0.5f)) * v18[i0 * L + l]);
     }
   }
-  // %1940 = contract f64[16,8] -> v3
+  // %1952 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] = v36[(i0 * 8 + i1) * L + l] * v18[i0 * L + l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = (v18[i0 * L + l] * (v14[i0 * L + l] * T(h))) * v16[i0 * L + l];
     }
   }
-  // %1941 = contract f64[16,8] -> v20
+  // %1956 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v18[i0 * L + l] * v3[i0 * L + l];
+    }
+  }
+  // %2138 = add f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v21[i0 * L + l] + v25[i0 * L + l];
+    }
+  }
+  // %1880 = contract f64[16,8] -> v21
+  // %1918 = contract f64[16,8] -> v25
+  // %2330 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5863,96 +5680,73 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %1942 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v18[i0 * L + l] * (v14[i0 * L + l] * T(h))) * v16[i0 * L + l];
-    }
-  }
-  // %1946 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v18[i0 * L + l] * v27[i0 * L + l];
-    }
-  }
-  // %1961 = contract f64[16,8] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v3[(i0 * 8 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v3[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v3[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1958 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v26[i0 * L + l] * ((v17[i0 * L + l] * (T(h) * 0.5f)) * v18[i0 * L + l]);
-    }
-  }
-  // %1963 = sub f64[16,8] -> v23
+  // %1882 = sub f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1) * L + l] =
-            ((v31[(i0 * 8 + i1) * L + l] - (v10[(i0 * 8 + i1) * L + l] * v30[i0 * L + l])) +
-             ((v20[(i0 * 8 + i1) * L + l] - (v9[(i0 * 8 + i1) * L + l] * v3[i0 * L + l])) -
-              ((v29[(i0 * 8 + i1) * L + l] * v14[i0 * L + l]) + v37[(i0 * 8 + i1) * L + l]))) -
-            (v22[(i0 * 8 + i1) * L + l] + (v11[(i0 * 8 + i1) * L + l] * v16[i0 * L + l]));
+        v3[(i0 * 8 + i1) * L + l] =
+            v31[(i0 * 8 + i1) * L + l] -
+            ((v10[(i0 * 8 + i1) * L + l] * v27[i0 * L + l]) + v21[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %1964 = contract f64[16] -> v14
+  // %1883 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5964,13 +5758,153 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1887 = pad f64[16,17] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 8; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 17 + i1) * L + l] =
+            (v3[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v9[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %2200 = reshape f64[272] -> v41
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[i0 * L + l] = v40[i0 * L + l] + (v37[i0 * L + l] + v38[i0 * L + l]);
+    }
+  }
+  // %1919 = sub f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1) * L + l] =
+            (v32[(i0 * 8 + i1) * L + l] - (v29[(i0 * 8 + i1) * L + l] * v30[i0 * L + l])) -
+            v25[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1920 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1924 = pad f64[16,17] -> v37
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 8; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 17 + i1) * L + l] =
+            (v3[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v11[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1929 = reshape f64[272] -> v38
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = v39[i0 * L + l] + (v37[i0 * L + l] + v19[i0 * L + l]);
+    }
+  }
+  // %1968 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v26[i0 * L + l] * ((v17[i0 * L + l] * (T(h) * 0.5f)) * v18[i0 * L + l]);
+    }
+  }
+  // %2332 = sub f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1) * L + l] =
+            ((((v33[(i0 * 8 + i1) * L + l] - (v10[(i0 * 8 + i1) * L + l] * v20[i0 * L + l])) -
+               (v9[(i0 * 8 + i1) * L + l] * v35[i0 * L + l])) -
+              (v29[(i0 * 8 + i1) * L + l] * v14[i0 * L + l])) -
+             v12[(i0 * 8 + i1) * L + l]) -
+            (v11[(i0 * 8 + i1) * L + l] * v16[i0 * L + l]);
+      }
+    }
+  }
+  // %2333 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5981,7 +5915,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1968 = pad f64[16,17] -> v9
+  // %2337 = pad f64[16,17] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 8; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -5995,13 +5929,31 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v9[(i0 * 17 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] * (v23[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
+            (v3[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2205 = pad f64[16,17] -> v10
+  // %1946 = reduce_sum f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + ((v28[(i0 * 8 + i1) * L + l] * v34[(i0 * 8 + i1) * L + l]) +
+                               (v24[(i0 * 8 + i1) * L + l] * v36[(i0 * 8 + i1) * L + l]));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1949 = pad f64[16,17] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 17 + i1) * L + l] = 0.0f;
@@ -6011,29 +5963,19 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 17 + 16) * L + l] = 0.0f;
+      v10[(i0 * 17 + 16) * L + l] = v14[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 17 + i1 + 8) * L + l] =
-            (v21[(i0 * 8 + i1) * L + l] + v25[(i0 * 8 + i1) * L + l]) *
-            (1.0f - square(v35[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %2208 = reshape f64[272] -> v11
+  // %2344 = reshape f64[272] -> v11
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v15[i0 * L + l] + (v9[i0 * L + l] + v10[i0 * L + l]);
+      v11[i0 * L + l] = (v15[i0 * L + l] + v9[i0 * L + l]) + v10[i0 * L + l];
     }
   }
-  // %2191 = contract f64[128] -> v3
-  // %1920 = contract f64[128] -> v20
-  // %2209 = contract f64[128] -> v21
+  // %2201 = contract f64[128] -> v3
+  // %1930 = contract f64[128] -> v20
+  // %2345 = contract f64[128] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6083,14 +6025,14 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %2192 = mul f64[128] -> v22
+  // %2202 = mul f64[128] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = proj_norm_gain[i0] * v3[i0 * L + l];
     }
   }
-  // %2193 = reduce_sum f64[] -> v14
+  // %2203 = reduce_sum f64[] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6105,7 +6047,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = acc_v[l];
   }
-  // %2197 = contract f64[] -> v16
+  // %2207 = contract f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6120,7 +6062,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t l = 0; l < L; ++l) {
     v16[l] = acc0_v[l];
   }
-  // %2202 = mul f64[128] -> v23
+  // %2212 = mul f64[128] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6129,14 +6071,14 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
           v13[l];
     }
   }
-  // %1921 = mul f64[128] -> v22
+  // %1931 = mul f64[128] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = v20[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %1922 = reduce_sum f64[] -> v13
+  // %1932 = reduce_sum f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6151,7 +6093,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = acc_v[l];
   }
-  // %1926 = contract f64[] -> v14
+  // %1936 = contract f64[] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6166,7 +6108,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = acc0_v[l];
   }
-  // %1931 = mul f64[128] -> v24
+  // %1941 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6175,14 +6117,14 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
           v7[l];
     }
   }
-  // %2210 = mul f64[128] -> v7
+  // %2346 = mul f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = proj_norm_gain[i0] * v21[i0 * L + l];
     }
   }
-  // %2211 = reduce_sum f64[] -> v13
+  // %2347 = reduce_sum f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6197,7 +6139,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = acc_v[l];
   }
-  // %2215 = contract f64[] -> v14
+  // %2351 = contract f64[] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6212,7 +6154,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = acc0_v[l];
   }
-  // %2220 = mul f64[128] -> v22
+  // %2356 = mul f64[128] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6220,7 +6162,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
                                  (v1[i0 * L + l] * (v14[l] * 0.0078125f)));
     }
   }
-  // %2223 = add f64[128,69] -> d.proj.weight
+  // %2359 = add f64[128,69] -> d.proj.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -6235,7 +6177,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %2225 = add f64[128] -> d.proj.bias
+  // %2361 = add f64[128] -> d.proj.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -6246,56 +6188,103 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       theta_bar_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2229 = add f64[128] -> d.proj_norm.gain
+  // %2364 = add f64[128] -> d.proj_norm.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v3[i0 * L + l] * v0[i0 * L + l]) +
-                 ((v1[i0 * L + l] * v21[i0 * L + l]) + (v20[i0 * L + l] * v2[i0 * L + l]));
+        sum[l] = ((v1[i0 * L + l] * v21[i0 * L + l]) + (v20[i0 * L + l] * v2[i0 * L + l])) +
+                 (v3[i0 * L + l] * v0[i0 * L + l]);
       }
       theta_bar_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2231 = add f64[128] -> d.proj_norm.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %2369 = add f64[272] -> v9
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = (v11[i0 * L + l] + v38[i0 * L + l]) + v41[i0 * L + l];
+    }
+  }
+  // %2370 = contract f64[128] -> d.proj_norm.bias
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 272; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v9[i1 * L + l], acc3_v[l]);
+      }
+    }
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v20[i0 * L + l] + v21[i0 * L + l]) + v3[i0 * L + l];
+        sum[l] = acc0_v[l];
       }
-      theta_bar_proj_norm_bias[i0] += lane_sum<L>(sum);
+      theta_bar_proj_norm_bias[i0 * 4] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc1_v[l];
+      }
+      theta_bar_proj_norm_bias[i0 * 4 + 1] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc2_v[l];
+      }
+      theta_bar_proj_norm_bias[i0 * 4 + 2] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc3_v[l];
+      }
+      theta_bar_proj_norm_bias[i0 * 4 + 3] += lane_sum<L>(sum);
     }
   }
-  // %2235 = add f64[272,128] -> d.kvb.weight
+  // %2373 = add f64[272,128] -> d.kvb.weight
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v8[i1 * L + l] * v38[i0 * L + l]) + (v11[i0 * L + l] * v6[i1 * L + l])) +
-                   (v4[i1 * L + l] * v41[i0 * L + l]);
+          sum[l] = (v4[i1 * L + l] * v41[i0 * L + l]) +
+                   ((v11[i0 * L + l] * v6[i1 * L + l]) + (v8[i1 * L + l] * v38[i0 * L + l]));
         }
         theta_bar_kvb_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2237 = add f64[272] -> d.kvb.bias
+  // output d.kvb.bias = %2369
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v11[i0 * L + l] + v38[i0 * L + l]) + v41[i0 * L + l];
+        sum[l] = v9[i0 * L + l];
       }
       theta_bar_kvb_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_stages_bar) {
-    // %2006 = contract f64[69] -> d.x@0
+    // %2016 = contract f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6335,7 +6324,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
-    // %2238 = contract f64[69] -> d.x@1
+    // %2374 = contract f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6375,7 +6364,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[144 * L + l] += acc0_v[l];
     }
-    // %2239 = contract f64[69] -> d.x@2
+    // %2249 = contract f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6496,10 +6485,10 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148224);
   T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148736);
   T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157440);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157504);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166208);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 174912);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179008);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157952);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166656);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167168);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171264);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -6522,10 +6511,10 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i = 0; i < 44304; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_node_sepsis_code.field.adjoint.step.rk4: 398 nodes
-  // %968 = contract f64[128] -> v0
-  // %937 = contract f64[128] -> v1
-  // %909 = contract f64[128] -> v2
+  // fwp_delta_node_sepsis_code.field.adjoint.step.rk4: 389 nodes
+  // %970 = contract f64[128] -> v0
+  // %939 = contract f64[128] -> v1
+  // %911 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6581,14 +6570,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %969 = add f64[128] -> v3
+  // %971 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v0[i0 * L + l] + proj_bias[i0];
     }
   }
-  // %970 = layernorm f64[128] -> v0
+  // %972 = layernorm f64[128] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6624,21 +6613,21 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v0[i0 * L + l] = (v3[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %972 = add f64[128] -> v4
+  // %974 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = (proj_norm_gain[i0] * v0[i0 * L + l]) + proj_norm_bias[i0];
     }
   }
-  // %938 = add f64[128] -> v5
+  // %940 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = v1[i0 * L + l] + proj_bias[i0];
     }
   }
-  // %939 = layernorm f64[128] -> v1
+  // %941 = layernorm f64[128] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6674,21 +6663,21 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v1[i0 * L + l] = (v5[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %941 = add f64[128] -> v6
+  // %943 = add f64[128] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = proj_norm_bias[i0] + (v1[i0 * L + l] * proj_norm_gain[i0]);
     }
   }
-  // %910 = add f64[128] -> v7
+  // %912 = add f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v2[i0 * L + l] + proj_bias[i0];
     }
   }
-  // %911 = layernorm f64[128] -> v2
+  // %913 = layernorm f64[128] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6724,16 +6713,16 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v2[i0 * L + l] = (v7[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %913 = add f64[128] -> v8
+  // %915 = add f64[128] -> v8
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %973 = contract f64[272] -> v9
-  // %942 = contract f64[272] -> v10
-  // %914 = contract f64[272] -> v11
+  // %975 = contract f64[272] -> v9
+  // %944 = contract f64[272] -> v10
+  // %916 = contract f64[272] -> v11
   for (int64_t i0 = 0; i0 < 68; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6783,14 +6772,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %975 = reshape f64[16,17] -> v12
+  // %977 = reshape f64[16,17] -> v12
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = kvb_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %983 = softmax f64[16,8] -> v9
+  // %985 = softmax f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6822,7 +6811,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %981 = tanh f64[16,8] -> v14
+  // %983 = tanh f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6831,14 +6820,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %944 = reshape f64[16,17] -> v15
+  // %946 = reshape f64[16,17] -> v15
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = kvb_bias[i0] + v10[i0 * L + l];
     }
   }
-  // %950 = tanh f64[16,8] -> v10
+  // %952 = tanh f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6847,7 +6836,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %952 = softmax f64[16,8] -> v16
+  // %954 = softmax f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6879,14 +6868,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %916 = reshape f64[16,17] -> v17
+  // %918 = reshape f64[16,17] -> v17
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = kvb_bias[i0] + v11[i0 * L + l];
     }
   }
-  // %922 = tanh f64[16,8] -> v11
+  // %924 = tanh f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6895,7 +6884,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %924 = softmax f64[16,8] -> v18
+  // %926 = softmax f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6927,9 +6916,9 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %1218 = contract f64[16,8] -> v19
-  // %925 = contract f64[16,8] -> v20
-  // %1249 = contract f64[16,8] -> v21
+  // %1220 = contract f64[16,8] -> v19
+  // %927 = contract f64[16,8] -> v20
+  // %1251 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6993,22 +6982,22 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %926 = sub f64[16,8] -> v22
+  // %928 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = v11[i0 * L + l] - v20[i0 * L + l];
     }
   }
-  // %918 = sigmoid f64[16,1] -> v20
+  // %920 = sigmoid f64[16,1] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = sigmoid(v17[(i0 * 17 + 16) * L + l]);
     }
   }
-  // %1215 = contract f64[16] -> v17
-  // %1233 = contract f64[16] -> v23
+  // %1217 = contract f64[16] -> v17
+  // %1235 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7052,14 +7041,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1216 = contract f64[16] -> v24
+  // %1218 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = (v20[i0 * L + l] * (T(h) * 0.5f)) * v17[i0 * L + l];
     }
   }
-  // %1221 = sub f64[16,8] -> v17
+  // %1223 = sub f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7070,21 +7059,21 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %946 = sigmoid f64[16,1] -> v25
+  // %948 = sigmoid f64[16,1] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = sigmoid(v15[(i0 * 17 + 16) * L + l]);
     }
   }
-  // %1234 = contract f64[16] -> v15
+  // %1236 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = (v25[i0 * L + l] * (T(h) * 0.5f)) * v23[i0 * L + l];
     }
   }
-  // %1294 = sub f64[16,8] -> v26
+  // %1296 = sub f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7095,7 +7084,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %1246 = contract f64[16] -> v23
+  // %1248 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7124,14 +7113,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1247 = contract f64[16] -> v19
+  // %1249 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = (v25[i0 * L + l] * T(h)) * v23[i0 * L + l];
     }
   }
-  // %1299 = sub f64[16,8] -> v27
+  // %1301 = sub f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7142,14 +7131,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %977 = sigmoid f64[16,1] -> v23
+  // %979 = sigmoid f64[16,1] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = sigmoid(v12[(i0 * 17 + 16) * L + l]);
     }
   }
-  // %1300 = contract f64[16,8] -> v21
+  // %1302 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7159,7 +7148,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %1320 = contract f64[16,8] -> v12
+  // %1322 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7169,35 +7158,41 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %1289 = contract f64[16,8] -> v28
+  // %1335 = add f64[16,8] -> v28
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v26[i0 * L + l] + v17[i0 * L + l];
+    }
+  }
+  // %1291 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] =
+        v29[(i0 * 8 + i1) * L + l] =
             v22[(i0 * 8 + i1) * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1332 = add f64[16,8,8] -> W
+  // %1342 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((((v9[(i0 * 8 + i2) * L + l] * v21[(i0 * 8 + i1) * L + l]) +
-                 (v12[(i0 * 8 + i2) * L + l] * v26[(i0 * 8 + i1) * L + l])) +
-                (v12[(i0 * 8 + i2) * L + l] * v17[(i0 * 8 + i1) * L + l])) +
-               (v28[(i0 * 8 + i1) * L + l] * v18[(i0 * 8 + i2) * L + l]));
+              (((v9[(i0 * 8 + i2) * L + l] * v21[(i0 * 8 + i1) * L + l]) +
+                z0_W[(i0 * 64 + i1 * 8 + i2) * L + l]) +
+               (v12[(i0 * 8 + i2) * L + l] * v28[(i0 * 8 + i1) * L + l])) +
+              (v29[(i0 * 8 + i1) * L + l] * v18[(i0 * 8 + i2) * L + l]);
         }
       }
     }
   }
-  // %2313 = contract f64[16,8] -> v21
-  // %2926 = contract f64[16,8] -> v28
-  // %2962 = contract f64[16,8] -> v29
+  // %2375 = contract f64[16,8] -> v21
+  // %2988 = contract f64[16,8] -> v28
+  // %3024 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7261,7 +7256,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %2927 = add f64[16,8] -> v30
+  // %2989 = add f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7271,37 +7266,27 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %2976 = contract f64[16,8] -> v31
+  // %3183 = add f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v31[(i0 * 8 + i1) * L + l] =
-            v18[(i0 * 8 + i1) * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %3121 = add f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] =
             (v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) + v28[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %3185 = add f64[16,8] -> v28
+  // %3247 = add f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v28[(i0 * 8 + i1) * L + l] =
-            (v32[(i0 * 8 + i1) * L + l] * v19[i0 * L + l]) + v29[(i0 * 8 + i1) * L + l];
+            (v31[(i0 * 8 + i1) * L + l] * v19[i0 * L + l]) + v29[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %3367 = contract f64[16,8] -> v19
+  // %3429 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7311,98 +7296,40 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3774 = add f64[16,8,8] -> a.W
+  // %3038 = contract f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1) * L + l] =
+            v18[(i0 * 8 + i1) * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %4061 = add f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v31[i0 * L + l] + v30[i0 * L + l];
+    }
+  }
+  // %4065 = add f64[16,8,8] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (((v12[(i0 * 8 + i2) * L + l] * v30[(i0 * 8 + i1) * L + l]) +
-                ((v21[(i0 * 8 + i1) * L + l] * v31[(i0 * 8 + i2) * L + l]) +
-                 (v12[(i0 * 8 + i2) * L + l] * v32[(i0 * 8 + i1) * L + l]))) +
-               (v9[(i0 * 8 + i2) * L + l] * v19[(i0 * 8 + i1) * L + l])) +
-              a0[(i0 * 64 + i1 * 8 + i2) * L + l];
+              a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
+              ((v9[(i0 * 8 + i2) * L + l] * v19[(i0 * 8 + i1) * L + l]) +
+               ((v21[(i0 * 8 + i1) * L + l] * v29[(i0 * 8 + i2) * L + l]) +
+                (v12[(i0 * 8 + i2) * L + l] * v15[(i0 * 8 + i1) * L + l])));
         }
       }
     }
   }
-  // %1123 = reduce_sum f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v5[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc_v[l];
-  }
-  // %1128 = reduce_sum f64[] -> v24
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v13[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc_v[l];
-  }
-  // %1132 = reciprocal f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = T(1) / std::sqrt((v24[l] * 0.0078125f) + 1e-05f);
-  }
-  // %1103 = sub f64[16,8] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
-    }
-  }
-  // %2995 = contract f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %3776 = pad f64[16,17] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 17 + 16) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 17 + i1 + 8) * L + l] = v5[(i0 * 8 + i1) * L + l] * v19[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %3372 = contract f64[16] -> v24
-  // %3053 = contract f64[16] -> v29
+  // %3434 = contract f64[16] -> v24
+  // %3115 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7440,36 +7367,20 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v29[(i0 * 4) * L + l] = acc4_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc4_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1758 = contract f64[16] -> v31
+  // %1768 = contract f64[16] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v20[i0 * L + l] * (T(h) * 0.5f)) * v25[i0 * L + l];
+      v29[i0 * L + l] = (v20[i0 * L + l] * (T(h) * 0.5f)) * v25[i0 * L + l];
     }
   }
-  // %3373 = contract f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v24[i0 * L + l] * v31[i0 * L + l];
-    }
-  }
-  // %1952 = contract f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] = v17[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %2992 = contract f64[16] -> v24
+  // %3054 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7492,20 +7403,68 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2993 = contract f64[16] -> v33
+  // %4066 = sub f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v24[i0 * L + l] * v31[i0 * L + l];
+      v15[i0 * L + l] = (v24[i0 * L + l] * v29[i0 * L + l]) - (v12[i0 * L + l] * v29[i0 * L + l]);
     }
   }
-  // %3386 = contract f64[16] -> v24
+  // %1962 = contract f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1) * L + l] = v17[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
+      }
+    }
+  }
+  // %3057 = contract f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
+      }
+    }
+  }
+  // %1105 = sub f64[16,8] -> v32
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
+    }
+  }
+  // %3838 = pad f64[16,17] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 17 + 16) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 17 + i1 + 8) * L + l] = v32[(i0 * 8 + i1) * L + l] * v12[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %3448 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7534,14 +7493,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1110 = mul f64[16,1] -> v31
+  // %1112 = mul f64[16,1] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v25[i0 * L + l] * (1.0f - v25[i0 * L + l]);
+      v33[i0 * L + l] = v25[i0 * L + l] * (1.0f - v25[i0 * L + l]);
     }
   }
-  // %3389 = pad f64[16,17] -> v34
+  // %3451 = pad f64[16,17] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
@@ -7553,103 +7512,11 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 17 + 16) * L + l] = v24[i0 * L + l] * v31[i0 * L + l];
+      v34[(i0 * 17 + 16) * L + l] = v24[i0 * L + l] * v33[i0 * L + l];
     }
   }
-  // %1078 = reduce_sum f64[] -> v24
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v7[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc_v[l];
-  }
-  // %1083 = reduce_sum f64[] -> v35
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v24[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v35[l] = acc_v[l];
-  }
-  // %3104 = mul f64[] -> v24
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v24[l] = (T(1) / std::sqrt((v35[l] * 0.0078125f) + 1e-05f)) * 0.16666667f;
-  }
-  // %927 = mul f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] = v20[i0 * L + l] * v22[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %2314 = mul f64[16,8] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1) * L + l] = v21[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
-      }
-    }
-  }
-  // %2333 = pad f64[16,17] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 17 + 16) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 17 + i1 + 8) * L + l] =
-            (1.0f - square(v11[(i0 * 8 + i1) * L + l])) * v22[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %3407 = pad f64[16,17] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 17 + 16) * L + l] = v29[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
-    }
-  }
-  // %3427 = contract f64[16] -> v20
-  // %3436 = contract f64[16] -> v21
+  // %3489 = contract f64[16] -> v24
+  // %3498 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7665,75 +7532,231 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 4) * L + l] = acc4_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %3430 = pad f64[16,17] -> v37
+  // %3492 = pad f64[16,17] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 17 + i1) * L + l] = 0.0f;
+        v36[(i0 * 17 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 17 + 16) * L + l] = v20[i0 * L + l] * v31[i0 * L + l];
+      v36[(i0 * 17 + 16) * L + l] = v24[i0 * L + l] * v33[i0 * L + l];
     }
   }
-  // %1749 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (v25[i0 * L + l] * (T(h) * 0.5f)) * v25[i0 * L + l];
-    }
-  }
-  // %3437 = contract f64[16] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v20[i0 * L + l] * v21[i0 * L + l];
-    }
-  }
-  // %3434 = contract f64[16,8] -> v21
+  // %3496 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
+        v30[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
       }
     }
   }
-  // %3371 = contract f64[16,8] -> v30
-  // %2324 = contract f64[16,8] -> v31
-  // %3435 = contract f64[16,8] -> v38
+  // %1759 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = (v25[i0 * L + l] * (T(h) * 0.5f)) * v25[i0 * L + l];
+    }
+  }
+  // %3502 = contract f64[16] -> v33
+  // %3537 = contract f64[16] -> v37
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 4) * L + l] = acc4_v[l];
+      v37[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v37[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v37[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %4092 = sub f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = (v24[i0 * L + l] * v35[i0 * L + l]) - (v24[i0 * L + l] * v33[i0 * L + l]);
+    }
+  }
+  // %3187 = contract f64[16,8] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
+      }
+    }
+  }
+  // %3857 = pad f64[16,17] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[(i0 * 17 + 16) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 17 + i1 + 8) * L + l] = v38[(i0 * 8 + i1) * L + l] * v32[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1125 = reduce_sum f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v5[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc_v[l];
+  }
+  // %1130 = reduce_sum f64[] -> v24
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v13[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[l] = acc_v[l];
+  }
+  // %1134 = reciprocal f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = T(1) / std::sqrt((v24[l] * 0.0078125f) + 1e-05f);
+  }
+  // %1080 = reduce_sum f64[] -> v24
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v7[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[l] = acc_v[l];
+  }
+  // %1085 = reduce_sum f64[] -> v33
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v24[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v33[l] = acc_v[l];
+  }
+  // %3166 = mul f64[] -> v24
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[l] = (T(1) / std::sqrt((v33[l] * 0.0078125f) + 1e-05f)) * 0.16666667f;
+  }
+  // %929 = mul f64[16,8] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 8 + i1) * L + l] = v20[i0 * L + l] * v22[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %3433 = contract f64[16,8] -> v7
+  // %3497 = contract f64[16,8] -> v22
+  // %2386 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7754,113 +7777,61 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v15[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v29[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v7[(i0 * 8 + i2) * L + l],
+          acc4_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v30[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v21[(i0 * 8 + i2) * L + l],
+          acc8_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v5[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v5[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v21[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v5[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v21[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v5[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v38[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v38[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v38[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v38[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v31[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %3440 = contract f64[16] -> v7
-  // %3475 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v32[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %3441 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v20[i0 * L + l] * v7[i0 * L + l];
-    }
-  }
-  // %3125 = contract f64[16,8] -> v7
+  // %2376 = mul f64[16,8] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] = v32[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
+        v5[(i0 * 8 + i1) * L + l] = v21[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
       }
     }
   }
-  // %2996 = contract f64[16,8] -> v20
-  // %2728 = contract f64[16,8] -> v32
-  // %3126 = contract f64[16,8] -> v17
+  // %3058 = contract f64[16,8] -> v21
+  // %3188 = contract f64[16,8] -> v29
+  // %2790 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7882,60 +7853,72 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v7[(i0 * 8 + i2) * L + l],
+                               v38[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v5[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v38[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v5[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v38[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v7[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v5[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v38[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v7[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v5[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v32[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v30[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v30[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %3376 = sub f64[16,8] -> v19
+  // %4069 = sub f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] =
-            ((v18[(i0 * 8 + i1) * L + l] * v12[i0 * L + l]) + v30[(i0 * 8 + i1) * L + l]) -
-            ((v18[(i0 * 8 + i1) * L + l] * v33[i0 * L + l]) + v20[(i0 * 8 + i1) * L + l]);
+        v32[(i0 * 8 + i1) * L + l] =
+            ((v18[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) + v7[(i0 * 8 + i1) * L + l]) -
+            v21[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %3377 = contract f64[16] -> v33
+  // %4095 = sub f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] =
+            (v22[(i0 * 8 + i1) * L + l] + (v16[(i0 * 8 + i1) * L + l] * v17[i0 * L + l])) -
+            v29[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4070 = contract f64[16] -> v33
+  // %4096 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7943,17 +7926,28 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7962,9 +7956,13 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 4) * L + l] = acc4_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %3381 = pad f64[16,17] -> v12
+  // %4074 = pad f64[16,17] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 8; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7978,25 +7976,50 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 17 + i1) * L + l] =
-            v16[(i0 * 8 + i1) * L + l] * (v19[(i0 * 8 + i1) * L + l] - v33[i0 * L + l]);
+            (v32[(i0 * 8 + i1) * L + l] - v33[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %3779 = reshape f64[272] -> v39
+  // %4077 = reshape f64[272] -> v15
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = (v10[i0 * L + l] + v12[i0 * L + l]) + v34[i0 * L + l];
+      v15[i0 * L + l] = (v12[i0 * L + l] + v10[i0 * L + l]) + v34[i0 * L + l];
     }
   }
-  // %2730 = sub f64[16,8] -> v19
+  // %4100 = pad f64[16,17] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 8; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 17 + i1) * L + l] =
+            (v7[(i0 * 8 + i1) * L + l] - v35[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4103 = reshape f64[272] -> v12
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v36[i0 * L + l] + (v10[i0 * L + l] + v39[i0 * L + l]);
+    }
+  }
+  // %2792 = sub f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v31[i0 * L + l] - v32[i0 * L + l];
+      v7[i0 * L + l] = v31[i0 * L + l] - v30[i0 * L + l];
     }
   }
-  // %3060 = contract f64[16] -> v33
+  // %3122 = contract f64[16] -> v33
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8008,13 +8031,13 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8025,7 +8048,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3410 = pad f64[16,17] -> v10
+  // %3472 = pad f64[16,17] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 8; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8039,78 +8062,37 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 17 + i1) * L + l] =
-            (v19[(i0 * 8 + i1) * L + l] - v33[i0 * L + l]) * v18[(i0 * 8 + i1) * L + l];
+            (v7[(i0 * 8 + i1) * L + l] - v33[i0 * L + l]) * v18[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %3413 = reshape f64[272] -> v12
-  for (int64_t i0 = 0; i0 < 272; ++i0) {
+  // %2395 = pad f64[16,17] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v10[i0 * L + l] + v36[i0 * L + l]) + v11[i0 * L + l];
-    }
-  }
-  // %3444 = sub f64[16,8] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] =
-            ((v16[(i0 * 8 + i1) * L + l] * v29[i0 * L + l]) + v38[(i0 * 8 + i1) * L + l]) -
-            ((v16[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) + v17[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %3445 = contract f64[16] -> v33
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3449 = pad f64[16,17] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 8; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
+      v17[(i0 * 17 + 16) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 17 + i1) * L + l] =
-            v16[(i0 * 8 + i1) * L + l] * (v18[(i0 * 8 + i1) * L + l] - v33[i0 * L + l]);
+        v17[(i0 * 17 + i1 + 8) * L + l] =
+            (1.0f - square(v11[(i0 * 8 + i1) * L + l])) * v5[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %3795 = pad f64[16,17] -> v11
+  // %3469 = pad f64[16,17] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 17 + i1) * L + l] = 0.0f;
@@ -8120,27 +8102,19 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 17 + 16) * L + l] = 0.0f;
+      v11[(i0 * 17 + 16) * L + l] = v19[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
     }
   }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 17 + i1 + 8) * L + l] = v7[(i0 * 8 + i1) * L + l] * v5[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %3798 = reshape f64[272] -> v15
+  // %3475 = reshape f64[272] -> v34
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v37[i0 * L + l] + (v10[i0 * L + l] + v11[i0 * L + l]);
+      v34[i0 * L + l] = (v10[i0 * L + l] + v17[i0 * L + l]) + v11[i0 * L + l];
     }
   }
-  // %3780 = contract f64[128] -> v5
-  // %3414 = contract f64[128] -> v7
-  // %3799 = contract f64[128] -> v18
+  // %4078 = contract f64[128] -> v5
+  // %4104 = contract f64[128] -> v7
+  // %3476 = contract f64[128] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8160,18 +8134,18 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 272; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v12[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v34[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v12[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v34[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v12[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v34[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v12[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v34[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8190,14 +8164,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %3781 = mul f64[128] -> v19
+  // %4079 = mul f64[128] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v5[i0 * L + l] * proj_norm_gain[i0];
+      v19[i0 * L + l] = proj_norm_gain[i0] * v5[i0 * L + l];
     }
   }
-  // %3782 = reduce_sum f64[] -> v35
+  // %4080 = reduce_sum f64[] -> v33
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8206,162 +8180,123 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = acc_v[l] + v19[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v35[l] = acc_v[l];
-  }
-  // %3786 = contract f64[] -> v33
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v33[l] = acc0_v[l];
-  }
-  // %3790 = sub f64[128] -> v20
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] =
-          (v19[i0 * L + l] - (v35[l] * 0.0078125f)) - (v1[i0 * L + l] * (v33[l] * 0.0078125f));
-    }
-  }
-  // %3415 = mul f64[128] -> v19
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = proj_norm_gain[i0] * v7[i0 * L + l];
-    }
-  }
-  // %3416 = reduce_sum f64[] -> v35
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v19[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v35[l] = acc_v[l];
-  }
-  // %3420 = contract f64[] -> v33
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v2[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v33[l] = acc0_v[l];
-  }
-  // %3424 = sub f64[128] -> v22
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] =
-          (v19[i0 * L + l] - (v35[l] * 0.0078125f)) - ((v33[l] * 0.0078125f) * v2[i0 * L + l]);
-    }
-  }
-  // %3800 = mul f64[128] -> v19
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v18[i0 * L + l] * proj_norm_gain[i0];
-    }
-  }
-  // %3801 = reduce_sum f64[] -> v35
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v19[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v35[l] = acc_v[l];
-  }
-  // %3805 = contract f64[] -> v33
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v19[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v33[l] = acc0_v[l];
-  }
-  // %3809 = sub f64[128] -> v29
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] =
-          (v19[i0 * L + l] - (v35[l] * 0.0078125f)) - (v1[i0 * L + l] * (v33[l] * 0.0078125f));
-    }
-  }
-  // %1176 = reduce_sum f64[] -> v35
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v3[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v35[l] = acc_v[l];
-  }
-  // %1181 = reduce_sum f64[] -> v33
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v35[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v33[l] = acc_v[l];
   }
-  // %3234 = mul f64[] -> v35
+  // %4105 = mul f64[128] -> v20
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = proj_norm_gain[i0] * v7[i0 * L + l];
+    }
+  }
+  // %4084 = contract f64[] -> v35
+  // %4110 = contract f64[] -> v21
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v35[l] = (T(1) / std::sqrt((v33[l] * 0.0078125f) + 1e-05f)) * 0.16666667f;
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
   }
-  // %3466 = contract f64[16] -> v33
-  // %3479 = contract f64[16] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v1[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[i0 * L + l], v20[i0 * L + l], acc1_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v35[l] = acc0_v[l];
+    v21[l] = acc1_v[l];
+  }
+  // %4088 = sub f64[128] -> v22
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] =
+          (v19[i0 * L + l] - (v33[l] * 0.0078125f)) - (v1[i0 * L + l] * (v35[l] * 0.0078125f));
+    }
+  }
+  // %4106 = reduce_sum f64[] -> v33
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v20[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v33[l] = acc_v[l];
+  }
+  // %4114 = sub f64[128] -> v19
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] =
+          (v20[i0 * L + l] - (v33[l] * 0.0078125f)) - (v1[i0 * L + l] * (v21[l] * 0.0078125f));
+    }
+  }
+  // %4117 = add f64[128] -> v20
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v22[i0 * L + l] + v19[i0 * L + l];
+    }
+  }
+  // %3477 = mul f64[128] -> v21
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = proj_norm_gain[i0] * v18[i0 * L + l];
+    }
+  }
+  // %3478 = reduce_sum f64[] -> v33
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v21[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v33[l] = acc_v[l];
+  }
+  // %3482 = contract f64[] -> v35
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v2[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v35[l] = acc0_v[l];
+  }
+  // %3486 = sub f64[128] -> v29
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] =
+          (v21[i0 * L + l] - (v33[l] * 0.0078125f)) - ((v35[l] * 0.0078125f) * v2[i0 * L + l]);
+    }
+  }
+  // %3528 = contract f64[16] -> v33
+  // %3541 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8399,13 +8334,13 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v3[(i0 * 4) * L + l] = acc4_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v35[(i0 * 4) * L + l] = acc4_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %3469 = pad f64[16,17] -> v10
+  // %3531 = pad f64[16,17] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
@@ -8420,16 +8355,16 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v10[(i0 * 17 + 16) * L + l] = v33[i0 * L + l] * (v23[i0 * L + l] * (1.0f - v23[i0 * L + l]));
     }
   }
-  // %3473 = contract f64[16,8] -> v19
+  // %3535 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] = v27[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
+        v21[(i0 * 8 + i1) * L + l] = v27[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
       }
     }
   }
-  // %3474 = contract f64[16,8] -> v26
+  // %3536 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8442,14 +8377,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v19[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v21[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v21[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v21[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v21[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8461,30 +8396,30 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %1583 = contract f64[16] -> v33
+  // %1593 = contract f64[16] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = (v25[i0 * L + l] * T(h)) * v23[i0 * L + l];
     }
   }
-  // %3476 = contract f64[16] -> v25
+  // %4121 = sub f64[16] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v21[i0 * L + l] * v33[i0 * L + l];
+      v25[i0 * L + l] = (v37[i0 * L + l] * v33[i0 * L + l]) - (v35[i0 * L + l] * v33[i0 * L + l]);
     }
   }
-  // %3189 = contract f64[16,8] -> v19
+  // %3251 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
+        v21[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
       }
     }
   }
-  // %3190 = contract f64[16,8] -> v21
+  // %3252 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8498,43 +8433,36 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v21[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v21[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v21[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v21[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %3480 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v3[i0 * L + l] * v33[i0 * L + l];
-    }
-  }
-  // %3483 = sub f64[16,8] -> v3
+  // %4124 = sub f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] =
+        v28[(i0 * 8 + i1) * L + l] =
             (v26[(i0 * 8 + i1) * L + l] + (v16[(i0 * 8 + i1) * L + l] * v25[i0 * L + l])) -
-            (v21[(i0 * 8 + i1) * L + l] + (v16[(i0 * 8 + i1) * L + l] * v23[i0 * L + l]));
+            v27[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %3484 = contract f64[16] -> v23
+  // %4125 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8546,13 +8474,13 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8563,7 +8491,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3488 = pad f64[16,17] -> v11
+  // %4129 = pad f64[16,17] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 8; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8577,11 +8505,11 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 17 + i1) * L + l] =
-            (v3[(i0 * 8 + i1) * L + l] - v23[i0 * L + l]) * v9[(i0 * 8 + i1) * L + l];
+            v9[(i0 * 8 + i1) * L + l] * (v28[(i0 * 8 + i1) * L + l] - v23[i0 * L + l]);
       }
     }
   }
-  // %3813 = pad f64[16,17] -> v9
+  // %3875 = pad f64[16,17] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -8601,18 +8529,18 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v9[(i0 * 17 + i1 + 8) * L + l] =
-            (1.0f - square(v14[(i0 * 8 + i1) * L + l])) * v19[(i0 * 8 + i1) * L + l];
+            (1.0f - square(v14[(i0 * 8 + i1) * L + l])) * v21[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %3816 = reshape f64[272] -> v17
+  // %4132 = reshape f64[272] -> v17
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v10[i0 * L + l] + (v11[i0 * L + l] + v9[i0 * L + l]);
     }
   }
-  // %3817 = contract f64[128] -> v3
+  // %4133 = contract f64[128] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8632,20 +8560,20 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3818 = mul f64[128] -> v14
+  // %4134 = mul f64[128] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = proj_norm_gain[i0] * v3[i0 * L + l];
+      v16[i0 * L + l] = v14[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %3819 = reduce_sum f64[] -> v23
+  // %4135 = reduce_sum f64[] -> v23
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8653,14 +8581,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v14[i0 * L + l];
+      acc_v[l] = acc_v[l] + v16[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v23[l] = acc_v[l];
   }
-  // %3823 = contract f64[] -> v25
+  // %4139 = contract f64[] -> v25
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8668,143 +8596,155 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v25[l] = acc0_v[l];
   }
-  // %3827 = sub f64[128] -> v16
+  // %4143 = sub f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] =
-          (v14[i0 * L + l] - (v23[l] * 0.0078125f)) - (v0[i0 * L + l] * (v25[l] * 0.0078125f));
+      v21[i0 * L + l] =
+          (v16[i0 * L + l] - (v23[l] * 0.0078125f)) - (v0[i0 * L + l] * (v25[l] * 0.0078125f));
     }
   }
-  // %3829 = sub f64[128,69] -> adj.proj.weight
+  // %1178 = reduce_sum f64[] -> v23
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v3[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v23[l] = acc_v[l];
+  }
+  // %1183 = reduce_sum f64[] -> v25
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v23[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v25[l] = acc_v[l];
+  }
+  // %3296 = mul f64[] -> v23
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v23[l] = (T(1) / std::sqrt((v25[l] * 0.0078125f) + 1e-05f)) * 0.16666667f;
+  }
+  // %4145 = sub f64[128,69] -> adj.proj.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((u_stages[(i1 + 76) * L + l] * ((v13[l] * 0.33333334f) * T(h))) *
-                        v20[i0 * L + l])) -
-                     ((u_stages[i1 * L + l] * (v24[l] * T(h))) * v22[i0 * L + l])) -
-                    ((u_stages[(i1 + 76) * L + l] * ((v13[l] * 0.33333334f) * T(h))) *
-                     v29[i0 * L + l])) -
-                   ((u_stages[(i1 + 228) * L + l] * (T(h) * v35[l])) * v16[i0 * L + l]);
+          sum[l] = ((-(v20[i0 * L + l] *
+                       (u_stages[(i1 + 76) * L + l] * ((v13[l] * 0.33333334f) * T(h))))) -
+                    ((u_stages[i1 * L + l] * (v24[l] * T(h))) * v29[i0 * L + l])) -
+                   (v21[i0 * L + l] * (u_stages[(i1 + 228) * L + l] * (T(h) * v23[l])));
         }
         dtheta_proj_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %3838 = mul f64[128] -> adj.proj.bias
+  // %4157 = mul f64[128] -> adj.proj.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v22[i0 * L + l] * v24[l])) - ((v13[l] * v20[i0 * L + l]) * 0.33333334f)) -
-                   ((v13[l] * v29[i0 * L + l]) * 0.33333334f)) -
-                  (v16[i0 * L + l] * v35[l])) *
+        sum[l] = (((-(v29[i0 * L + l] * v24[l])) -
+                   (((v13[l] * v19[i0 * L + l]) + (v13[l] * v22[i0 * L + l])) * 0.33333334f)) -
+                  (v21[i0 * L + l] * v23[l])) *
                  T(h);
       }
       dtheta_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %3516 = mul f64[128] -> v14
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v7[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %3839 = mul f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v5[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %3842 = mul f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v18[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %3845 = mul f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v3[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %3848 = mul f64[128] -> adj.proj_norm.gain
+  // %4167 = mul f64[128] -> adj.proj_norm.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v14[i0 * L + l] * v2[i0 * L + l])) - (v1[i0 * L + l] * v7[i0 * L + l])) -
-                   (v1[i0 * L + l] * v5[i0 * L + l])) -
-                  (v16[i0 * L + l] * v0[i0 * L + l])) *
+        sum[l] = ((((-((v18[i0 * L + l] * 0.16666667f) * v2[i0 * L + l])) -
+                    ((v5[i0 * L + l] * 0.33333334f) * v1[i0 * L + l])) -
+                   (v1[i0 * L + l] * (v7[i0 * L + l] * 0.33333334f))) -
+                  ((v14[i0 * L + l] * 0.16666667f) * v0[i0 * L + l])) *
                  T(h);
       }
       dtheta_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %3853 = mul f64[128] -> adj.proj_norm.bias
+  // %4179 = mul f64[128] -> adj.proj_norm.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            ((((-v7[i0 * L + l]) - v14[i0 * L + l]) - v5[i0 * L + l]) - v16[i0 * L + l]) * T(h);
+        sum[l] = ((-((v5[i0 * L + l] + v7[i0 * L + l]) * 0.33333334f)) -
+                  ((v14[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %3860 = sub f64[272,128] -> adj.kvb.weight
+  // %4185 = add f64[272] -> v9
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v12[i0 * L + l] + v15[i0 * L + l];
+    }
+  }
+  // %4190 = sub f64[272,128] -> adj.kvb.weight
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v39[i0 * L + l] * (v6[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v12[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                    (v15[i0 * L + l] * (v6[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                   ((v4[i1 * L + l] * (T(h) * 0.16666667f)) * v17[i0 * L + l]);
+          sum[l] = ((-(v9[i0 * L + l] * (v6[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                    (v34[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                   (v17[i0 * L + l] * (v4[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_kvb_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %3868 = mul f64[272] -> adj.kvb.bias
+  // %4204 = mul f64[272] -> adj.kvb.bias
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v39[i0 * L + l] * 0.33333334f)) - (v12[i0 * L + l] * 0.16666667f)) -
-                   (v15[i0 * L + l] * 0.33333334f)) -
-                  (v17[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((-(v9[i0 * L + l] * 0.33333334f)) -
+                  ((v17[i0 * L + l] + v34[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_kvb_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2886 = broadcast f64[128,128] -> adj.query.weight, adj.out_proj.weight
+  // %2948 = broadcast f64[128,128] -> adj.query.weight, adj.out_proj.weight
   for (int64_t i0 = 0; i0 < 16384; ++i0) {
     dtheta_query_weight[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_out_proj_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2887 = broadcast f64[128] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
+  // %2949 = broadcast f64[128] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
   // adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_query_bias[i0] += (T(h) * -0.0f) * 8.0f;
@@ -8813,37 +8753,37 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2888 = broadcast f64[64,128] -> adj.ff.up.weight
+  // %2950 = broadcast f64[64,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2889 = broadcast f64[64] -> adj.ff.up.bias
+  // %2951 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2890 = broadcast f64[128,64] -> adj.ff.down.weight
+  // %2952 = broadcast f64[128,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2891 = broadcast f64[1,128] -> adj.out.weight
+  // %2953 = broadcast f64[1,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2892 = broadcast f64[1] -> adj.out.bias
+  // %2954 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %2893 = broadcast f64[256,7] -> adj.s_in.weight
+  // %2955 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2894 = broadcast f64[256] -> adj.s_in.bias
+  // %2956 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2895 = broadcast f64[272,256] -> adj.s_kvl.weight
+  // %2957 = broadcast f64[272,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 69632; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2896 = broadcast f64[272] -> adj.s_kvl.bias
+  // %2958 = broadcast f64[272] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -10360,12 +10300,11 @@ extern "C" void fwp_delta_node_sepsis_code_loss_vjp(const void* /*ctx*/, const v
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_delta_node_sepsis_code.loss.vjp: 8 nodes
-  // %900 = sub f64[1] -> d.logit
-  // fwp_delta_node_sepsis_code.ode:72: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_delta_node_sepsis_code.loss.vjp: 7 nodes
+  // %906 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -10682,8 +10621,8 @@ const plastic_model kModel = {
             .field_vjp = 60224,
             .adjoint_field = 128320,
             .step = 68608,
-            .step_vjp = 189184,
-            .adjoint_step = 187712,
+            .step_vjp = 193792,
+            .adjoint_step = 179968,
             .output = 12544,
             .output_vjp = 59776,
             .loss = 0,

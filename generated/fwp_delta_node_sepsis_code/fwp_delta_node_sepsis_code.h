@@ -113,7 +113,7 @@ enum {
  *   z0_bar: varying[1024] = 8192 floats
  *   theta_bar: uniform[166241] = 166241 floats
  *   u_stages_bar: varying[304] = 2432 floats, may be NULL
- *   scratch: scratch arena, 189184 bytes, 64-byte aligned
+ *   scratch: scratch arena, 193792 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_code_step_vjp(const void* ctx, double t, double h, const void* z0,
                                          const void* theta, const void* u_stages,
@@ -121,7 +121,7 @@ void fwp_delta_node_sepsis_code_step_vjp(const void* ctx, double t, double h, co
                                          void* u_stages_bar, void* scratch);
 enum {
   fwp_delta_node_sepsis_code_step_vjp_lanes = 8,
-  fwp_delta_node_sepsis_code_step_vjp_scratch_bytes = 189184
+  fwp_delta_node_sepsis_code_step_vjp_scratch_bytes = 193792
 };
 
 /* fwp_delta_node_sepsis_code_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
@@ -134,7 +134,7 @@ enum {
  *   dtheta: uniform[166241] = 166241 floats
  *   err: varying[2048] = 16384 floats, may be NULL
  *   dtheta_err: uniform[166241] = 166241 floats, may be NULL
- *   scratch: scratch arena, 187712 bytes, 64-byte aligned
+ *   scratch: scratch arena, 179968 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_code_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                              const void* a0, const void* theta,
@@ -142,7 +142,7 @@ void fwp_delta_node_sepsis_code_adjoint_step(const void* ctx, double t, double h
                                              void* err, void* dtheta_err, void* scratch);
 enum {
   fwp_delta_node_sepsis_code_adjoint_step_lanes = 8,
-  fwp_delta_node_sepsis_code_adjoint_step_scratch_bytes = 187712
+  fwp_delta_node_sepsis_code_adjoint_step_scratch_bytes = 179968
 };
 
 /* fwp_delta_node_sepsis_code_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

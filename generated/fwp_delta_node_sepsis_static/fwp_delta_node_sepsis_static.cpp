@@ -3532,19 +3532,18 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17152);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21248);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25344);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29440);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33536);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37632);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41728);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45824);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49920);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50432);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50944);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51456);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10496);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14592);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18688);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26880);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30976);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35072);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39168);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43264);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47360);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3562,94 +3561,8 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_node_sepsis_static.field.step.rk4: 82 nodes
-  // %719 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 228) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 228) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 228) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %721 = add f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %694 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 76) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e43 = u_stages[(i0 + 76) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 76) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %696 = add f64[69] -> v2
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %672 = layernorm f64[69] -> v0
+  // fwp_delta_node_sepsis_static.field.step.rk4: 81 nodes
+  // %674 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3669,8 +3582,8 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e74 * e74);
+        const T e12 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -3685,102 +3598,161 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %674 = add f64[69] -> v3
+  // %676 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %725 = contract f64[16,8] -> v4
-  // %678 = contract f64[16,8] -> v5
-  // %700 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v2[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v2[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v2[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v2[i2 * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+  // %721 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 228) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e43 = u_stages[(i0 + 228) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
-  // %726 = softmax f64[16,8] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 228) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %723 = add f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %696 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 76) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e74 = u_stages[(i0 + 76) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 76) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %698 = add f64[69] -> v3
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+    }
+  }
+  // %684 = contract f64[16] -> v0
+  // %706 = contract f64[16] -> v4
+  // %731 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %685 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v4[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v4[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %723 = contract f64[16,8] -> v4
-  // %698 = contract f64[16,8] -> v8
-  // %676 = contract f64[16,8] -> v9
+  // %678 = contract f64[16,8] -> v7
+  // %725 = contract f64[16,8] -> v8
+  // %700 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3817,10 +3789,10 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v8[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -3832,14 +3804,132 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %699 = tanh f64[16,8] -> v10
+  // %680 = contract f64[16,8] -> v10
+  // %727 = contract f64[16,8] -> v11
+  // %702 = contract f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %681 = softmax f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v10[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %728 = softmax f64[16,8] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %701 = tanh f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v11[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %679 = softmax f64[16,8] -> v8
+  // %703 = softmax f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3849,7 +3939,7 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v5[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3860,52 +3950,20 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v9[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %701 = softmax f64[16,8] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v6[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %995 = contract f64[16,8] -> v6
-  // %680 = contract f64[16,8] -> v11
-  // %953 = contract f64[16,8] -> v12
+  // %682 = contract f64[16,8] -> v12
+  // %997 = contract f64[16,8] -> v14
+  // %955 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3926,59 +3984,69 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v7[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l],
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l],
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v9[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v5[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v9[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v5[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v9[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %681 = sub f64[16,8] -> v13
+  // %683 = sub f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v9[i0 * L + l]) - v11[i0 * L + l];
+      v16[i0 * L + l] = vm::tanh(v7[i0 * L + l]) - v12[i0 * L + l];
     }
   }
-  // %950 = contract f64[16] -> v0
-  // %969 = contract f64[16] -> v9
-  // %992 = contract f64[16] -> v11
+  // %1014 = contract f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] =
+            v16[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %952 = contract f64[16] -> v0
+  // %971 = contract f64[16] -> v1
+  // %994 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3998,27 +4066,27 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v5[(i0 * 32 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v5[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc9_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v5[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc10_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v5[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc11_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4027,176 +4095,113 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v9[(i0 * 4) * L + l] = acc4_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v11[(i0 * 4) * L + l] = acc8_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v1[(i0 * 4) * L + l] = acc4_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v2[(i0 * 4) * L + l] = acc8_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %682 = contract f64[16] -> v14
-  // %704 = contract f64[16] -> v15
-  // %729 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 4) * L + l] = acc4_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v16[(i0 * 4) * L + l] = acc8_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %683 = sigmoid f64[16] -> v1
+  // %953 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v14[i0 * L + l]);
+      v3[i0 * L + l] = v0[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %951 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v0[i0 * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %955 = sub f64[16,8] -> v17
+  // %957 = sub f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] -
-            ((v13[(i0 * 8 + i1) * L + l] * v14[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]);
+        v12[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] -
+            ((v16[(i0 * 8 + i1) * L + l] * v3[i0 * L + l]) + v15[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %705 = sigmoid f64[16] -> v14
+  // %707 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v15[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %970 = contract f64[16] -> v15
+  // %972 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v9[i0 * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f));
+      v4[i0 * L + l] = v1[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1021 = sub f64[16,8] -> v9
+  // %1023 = sub f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] -
-            ((v17[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]);
+        v16[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] -
+            ((v12[(i0 * 8 + i1) * L + l] * v4[i0 * L + l]) + v15[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %993 = contract f64[16] -> v15
+  // %995 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (v14[i0 * L + l] * T(h)) * v11[i0 * L + l];
+      v4[i0 * L + l] = (v6[i0 * L + l] * T(h)) * v2[i0 * L + l];
     }
   }
-  // %1015 = contract f64[16] -> v0
+  // %1017 = contract f64[16] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v16[i0 * L + l]) * (T(h) * 0.16666667f);
+      v0[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %1025 = contract f64[16,8] -> v10
+  // %1027 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] =
-            (vm::tanh(v4[(i0 * 8 + i1) * L + l]) -
-             (v6[(i0 * 8 + i1) * L + l] + (v9[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]))) *
+        v11[(i0 * 8 + i1) * L + l] =
+            (vm::tanh(v8[(i0 * 8 + i1) * L + l]) -
+             (v14[(i0 * 8 + i1) * L + l] + (v16[(i0 * 8 + i1) * L + l] * v4[i0 * L + l]))) *
             v0[i0 * L + l];
       }
     }
   }
-  // %1012 = contract f64[16,8] -> v4
+  // %1047 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1) * L + l] =
-            v13[(i0 * 8 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.16666667f));
+        v8[(i0 * 8 + i1) * L + l] =
+            v9[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.33333334f));
       }
     }
   }
-  // %1045 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1) * L + l] =
-            v5[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.33333334f));
-      }
+  // %1056 = add f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v12[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %1051 = add f64[16,8,8] -> W
+  // %1062 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              ((v7[(i0 * 8 + i2) * L + l] * v10[(i0 * 8 + i1) * L + l]) +
-               ((v4[(i0 * 8 + i1) * L + l] * v8[(i0 * 8 + i2) * L + l]) +
-                ((v6[(i0 * 8 + i2) * L + l] * v17[(i0 * 8 + i1) * L + l]) +
-                 (v6[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l])))) +
-              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
+              (((v7[(i0 * 8 + i1) * L + l] * v13[(i0 * 8 + i2) * L + l]) +
+                (v10[(i0 * 8 + i2) * L + l] * v11[(i0 * 8 + i1) * L + l])) +
+               (v8[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l]));
         }
       }
     }
@@ -4264,18 +4269,12 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94336);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98432);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102528);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106624);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110720);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114816);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118912);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123008);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127104);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131200);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166528);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 201856);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 237184);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 272512);
-  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 307840);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137856);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173184);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 208512);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 212608);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 247936);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 283264);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4295,10 +4294,10 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_node_sepsis_static.field.step.rk4.vjp: 269 nodes
-  for (int64_t p0 = 0; p0 < 13; ++p0) {
+  for (int64_t p0 = 0; p0 < 14; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
-  // %719 = layernorm f64[69] -> v0
+  // %721 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4335,9 +4334,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p1 = 0; p1 < 14; ++p1) {
-    __builtin_prefetch(&z0[(p1 * 2 + 26) * L]);
+    __builtin_prefetch(&z0[(p1 * 2 + 28) * L]);
   }
-  // %721 = add f64[69] -> v1
+  // %723 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4345,9 +4344,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p2 = 0; p2 < 14; ++p2) {
-    __builtin_prefetch(&z0[(p2 * 2 + 54) * L]);
+    __builtin_prefetch(&z0[(p2 * 2 + 56) * L]);
   }
-  // %694 = layernorm f64[69] -> v2
+  // %696 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4384,19 +4383,19 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p3 = 0; p3 < 14; ++p3) {
-    __builtin_prefetch(&z0[(p3 * 2 + 82) * L]);
+    __builtin_prefetch(&z0[(p3 * 2 + 84) * L]);
   }
-  // %696 = add f64[69] -> v3
+  // %698 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  for (int64_t p4 = 0; p4 < 14; ++p4) {
-    __builtin_prefetch(&z0[(p4 * 2 + 110) * L]);
+  for (int64_t p4 = 0; p4 < 15; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 112) * L]);
   }
-  // %672 = layernorm f64[69] -> v4
+  // %674 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4433,21 +4432,21 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p5 = 0; p5 < 14; ++p5) {
-    __builtin_prefetch(&z0[(p5 * 2 + 138) * L]);
+    __builtin_prefetch(&z0[(p5 * 2 + 142) * L]);
   }
-  // %674 = add f64[69] -> v5
+  // %676 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  for (int64_t p6 = 0; p6 < 13; ++p6) {
-    __builtin_prefetch(&z0[(p6 * 2 + 166) * L]);
+  for (int64_t p6 = 0; p6 < 14; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 170) * L]);
   }
-  // %729 = contract f64[16] -> v6
-  // %704 = contract f64[16] -> v7
-  // %682 = contract f64[16] -> v8
+  // %731 = contract f64[16] -> v6
+  // %706 = contract f64[16] -> v7
+  // %684 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4498,15 +4497,15 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p7 = 0; p7 < 14; ++p7) {
-    __builtin_prefetch(&z0[(p7 * 2 + 192) * L]);
+    __builtin_prefetch(&z0[(p7 * 2 + 198) * L]);
   }
-  for (int64_t p8 = 0; p8 < 14; ++p8) {
-    __builtin_prefetch(&z0[(p8 * 2 + 220) * L]);
+  for (int64_t p8 = 0; p8 < 15; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 226) * L]);
   }
   for (int64_t p9 = 0; p9 < 14; ++p9) {
-    __builtin_prefetch(&z0[(p9 * 2 + 248) * L]);
+    __builtin_prefetch(&z0[(p9 * 2 + 256) * L]);
   }
-  // %730 = sigmoid f64[16] -> v9
+  // %732 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4514,9 +4513,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p10 = 0; p10 < 14; ++p10) {
-    __builtin_prefetch(&z0[(p10 * 2 + 276) * L]);
+    __builtin_prefetch(&z0[(p10 * 2 + 284) * L]);
   }
-  // %705 = sigmoid f64[16] -> v6
+  // %707 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4524,11 +4523,11 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p11 = 0; p11 < 14; ++p11) {
-    __builtin_prefetch(&z0[(p11 * 2 + 304) * L]);
+    __builtin_prefetch(&z0[(p11 * 2 + 312) * L]);
   }
-  // %725 = contract f64[16,8] -> v10
-  // %700 = contract f64[16,8] -> v11
-  // %678 = contract f64[16,8] -> v12
+  // %727 = contract f64[16,8] -> v10
+  // %702 = contract f64[16,8] -> v11
+  // %680 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4580,16 +4579,16 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  for (int64_t p12 = 0; p12 < 13; ++p12) {
-    __builtin_prefetch(&z0[(p12 * 2 + 332) * L]);
+  for (int64_t p12 = 0; p12 < 14; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 340) * L]);
   }
-  for (int64_t p13 = 0; p13 < 14; ++p13) {
-    __builtin_prefetch(&z0[(p13 * 2 + 358) * L]);
+  for (int64_t p13 = 0; p13 < 15; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 368) * L]);
   }
   for (int64_t p14 = 0; p14 < 14; ++p14) {
-    __builtin_prefetch(&z0[(p14 * 2 + 386) * L]);
+    __builtin_prefetch(&z0[(p14 * 2 + 398) * L]);
   }
-  // %726 = softmax f64[16,8] -> v13
+  // %728 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4622,9 +4621,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p15 = 0; p15 < 14; ++p15) {
-    __builtin_prefetch(&z0[(p15 * 2 + 414) * L]);
+    __builtin_prefetch(&z0[(p15 * 2 + 426) * L]);
   }
-  // %701 = softmax f64[16,8] -> v10
+  // %703 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4657,9 +4656,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p16 = 0; p16 < 14; ++p16) {
-    __builtin_prefetch(&z0[(p16 * 2 + 442) * L]);
+    __builtin_prefetch(&z0[(p16 * 2 + 454) * L]);
   }
-  // %679 = softmax f64[16,8] -> v11
+  // %681 = softmax f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4691,12 +4690,12 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  for (int64_t p17 = 0; p17 < 14; ++p17) {
-    __builtin_prefetch(&z0[(p17 * 2 + 470) * L]);
+  for (int64_t p17 = 0; p17 < 15; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 482) * L]);
   }
-  // %1461 = contract f64[16,8] -> v12
-  // %1218 = contract f64[16,8] -> v14
-  // %1242 = contract f64[16,8] -> v15
+  // %1470 = contract f64[16,8] -> v12
+  // %1227 = contract f64[16,8] -> v14
+  // %1251 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4760,16 +4759,16 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  for (int64_t p18 = 0; p18 < 13; ++p18) {
-    __builtin_prefetch(&z0[(p18 * 2 + 498) * L]);
+  for (int64_t p18 = 0; p18 < 14; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 512) * L]);
   }
   for (int64_t p19 = 0; p19 < 14; ++p19) {
-    __builtin_prefetch(&z0[(p19 * 2 + 524) * L]);
+    __builtin_prefetch(&z0[(p19 * 2 + 540) * L]);
   }
   for (int64_t p20 = 0; p20 < 14; ++p20) {
-    __builtin_prefetch(&z0[(p20 * 2 + 552) * L]);
+    __builtin_prefetch(&z0[(p20 * 2 + 568) * L]);
   }
-  // %1462 = contract f64[16,8] -> v16
+  // %1471 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4779,11 +4778,11 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p21 = 0; p21 < 14; ++p21) {
-    __builtin_prefetch(&z0[(p21 * 2 + 580) * L]);
+    __builtin_prefetch(&z0[(p21 * 2 + 596) * L]);
   }
-  // %992 = contract f64[16] -> v7
-  // %969 = contract f64[16] -> v17
-  // %950 = contract f64[16] -> v18
+  // %994 = contract f64[16] -> v7
+  // %971 = contract f64[16] -> v17
+  // %952 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4842,16 +4841,16 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t p22 = 0; p22 < 14; ++p22) {
-    __builtin_prefetch(&z0[(p22 * 2 + 608) * L]);
+  for (int64_t p22 = 0; p22 < 15; ++p22) {
+    __builtin_prefetch(&z0[(p22 * 2 + 624) * L]);
   }
   for (int64_t p23 = 0; p23 < 14; ++p23) {
-    __builtin_prefetch(&z0[(p23 * 2 + 636) * L]);
+    __builtin_prefetch(&z0[(p23 * 2 + 654) * L]);
   }
-  for (int64_t p24 = 0; p24 < 13; ++p24) {
-    __builtin_prefetch(&z0[(p24 * 2 + 664) * L]);
+  for (int64_t p24 = 0; p24 < 14; ++p24) {
+    __builtin_prefetch(&z0[(p24 * 2 + 682) * L]);
   }
-  // %1466 = sub f64[16,8] -> v19
+  // %1475 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4862,9 +4861,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p25 = 0; p25 < 14; ++p25) {
-    __builtin_prefetch(&z0[(p25 * 2 + 690) * L]);
+    __builtin_prefetch(&z0[(p25 * 2 + 710) * L]);
   }
-  // %1467 = contract f64[16,8] -> v20
+  // %1476 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4873,10 +4872,10 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  for (int64_t p26 = 0; p26 < 14; ++p26) {
-    __builtin_prefetch(&z0[(p26 * 2 + 718) * L]);
+  for (int64_t p26 = 0; p26 < 15; ++p26) {
+    __builtin_prefetch(&z0[(p26 * 2 + 738) * L]);
   }
-  // %1471 = sub f64[16,8] -> v21
+  // %1480 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4888,9 +4887,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p27 = 0; p27 < 14; ++p27) {
-    __builtin_prefetch(&z0[(p27 * 2 + 746) * L]);
+    __builtin_prefetch(&z0[(p27 * 2 + 768) * L]);
   }
-  // %1472 = contract f64[16,8] -> v14
+  // %1481 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4900,9 +4899,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p28 = 0; p28 < 14; ++p28) {
-    __builtin_prefetch(&z0[(p28 * 2 + 774) * L]);
+    __builtin_prefetch(&z0[(p28 * 2 + 796) * L]);
   }
-  // %1476 = sub f64[16,8] -> v22
+  // %1485 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4914,19 +4913,19 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p29 = 0; p29 < 14; ++p29) {
-    __builtin_prefetch(&z0[(p29 * 2 + 802) * L]);
+    __builtin_prefetch(&z0[(p29 * 2 + 824) * L]);
   }
-  // %683 = sigmoid f64[16] -> v15
+  // %685 = sigmoid f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  for (int64_t p30 = 0; p30 < 13; ++p30) {
-    __builtin_prefetch(&z0[(p30 * 2 + 830) * L]);
+  for (int64_t p30 = 0; p30 < 14; ++p30) {
+    __builtin_prefetch(&z0[(p30 * 2 + 852) * L]);
   }
-  // %1477 = contract f64[16,8] -> v23
+  // %1486 = contract f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4935,10 +4934,10 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  for (int64_t p31 = 0; p31 < 14; ++p31) {
-    __builtin_prefetch(&z0[(p31 * 2 + 856) * L]);
+  for (int64_t p31 = 0; p31 < 15; ++p31) {
+    __builtin_prefetch(&z0[(p31 * 2 + 880) * L]);
   }
-  // %1479 = sub f64[16,8,8] -> d.W
+  // %1488 = sub f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -4955,11 +4954,11 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p32 = 0; p32 < 14; ++p32) {
-    __builtin_prefetch(&z0[(p32 * 2 + 884) * L]);
+    __builtin_prefetch(&z0[(p32 * 2 + 910) * L]);
   }
-  // %698 = contract f64[16,8] -> v24
-  // %676 = contract f64[16,8] -> v25
-  // %723 = contract f64[16,8] -> v26
+  // %678 = contract f64[16,8] -> v24
+  // %725 = contract f64[16,8] -> v25
+  // %700 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4980,18 +4979,18 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc11_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5012,34 +5011,24 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p33 = 0; p33 < 14; ++p33) {
-    __builtin_prefetch(&z0[(p33 * 2 + 912) * L]);
+    __builtin_prefetch(&z0[(p33 * 2 + 938) * L]);
   }
   for (int64_t p34 = 0; p34 < 14; ++p34) {
-    __builtin_prefetch(&z0[(p34 * 2 + 940) * L]);
+    __builtin_prefetch(&z0[(p34 * 2 + 966) * L]);
   }
-  for (int64_t p35 = 0; p35 < 14; ++p35) {
-    __builtin_prefetch(&z0[(p35 * 2 + 968) * L]);
+  for (int64_t p35 = 0; p35 < 15; ++p35) {
+    __builtin_prefetch(&z0[(p35 * 2 + 994) * L]);
   }
-  // %699 = tanh f64[16,8] -> v27
+  // %679 = tanh f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
     }
   }
-  for (int64_t p36 = 0; p36 < 14; ++p36) {
-    __builtin_prefetch(&z0[(p36 * 2 + 996) * L]);
-  }
-  // %677 = tanh f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
-    }
-  }
-  // %680 = contract f64[16,8] -> v25
-  // %953 = contract f64[16,8] -> v28
-  // %995 = contract f64[16,8] -> v29
+  // %682 = contract f64[16,8] -> v24
+  // %997 = contract f64[16,8] -> v28
+  // %955 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5062,36 +5051,36 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v13[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v13[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v28[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -5103,420 +5092,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %681 = sub f64[16,8] -> v30
+  // %683 = sub f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v24[i0 * L + l] - v25[i0 * L + l];
+      v30[i0 * L + l] = v27[i0 * L + l] - v24[i0 * L + l];
     }
   }
-  // %684 = contract f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %1306 = sub f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] =
-            v27[(i0 * 8 + i1) * L + l] -
-            ((v25[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
-             v28[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1483 = contract f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1485 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1487 = contract f64[16,8] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 8 + i1) * L + l] = v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f));
-      }
-    }
-  }
-  // %1491 = sub f64[16,8] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 8 + i1) * L + l] =
-            v27[(i0 * 8 + i1) * L + l] -
-            ((v32[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
-             v28[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1492 = contract f64[16,8] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] = v34[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1484 = contract f64[16,8] -> v35
-  // %1493 = contract f64[16,8] -> v36
-  // %1315 = contract f64[16,8] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v25[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v25[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-        v37[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-        v37[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-        v37[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-        v37[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1494 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1498 = contract f64[16,8] -> v32
-  // %1502 = contract f64[16,8] -> v38
-  // %1526 = contract f64[16,8] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v23[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v23[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v38[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v38[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v38[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v38[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v39[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v39[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v39[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v39[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1503 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1507 = sub f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] =
-            ((v35[(i0 * 8 + i1) * L + l] - v33[(i0 * 8 + i1) * L + l]) +
-             ((v36[(i0 * 8 + i1) * L + l] -
-               (v13[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * T(h)))) -
-              (v32[(i0 * 8 + i1) * L + l] + v33[(i0 * 8 + i1) * L + l]))) -
-            ((v11[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
-             v38[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1508 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1511 = mul f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] =
-            (v25[(i0 * 8 + i1) * L + l] - v18[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1481 = mul f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (1.0f - square(v27[i0 * L + l])) * (v20[i0 * L + l] + v14[i0 * L + l]);
-    }
-  }
-  // %1516 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1515 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v34[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v34[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v34[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v34[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1518 = mul f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] =
-          (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * (v18[i0 * L + l] + v14[i0 * L + l]);
-    }
-  }
-  // %1535 = contract f64[16] -> v6
+  // %1544 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5539,39 +5122,504 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1536 = mul f64[16] -> v18
+  // %1545 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v6[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+      v22[i0 * L + l] = v8[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
     }
   }
-  // %1522 = mul f64[16,8] -> v14
+  // %1531 = mul f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
+      v24[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v27[i0 * L + l]));
     }
   }
-  // %1527 = sub f64[16,8] -> v15
+  // %686 = contract f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
+      }
+    }
+  }
+  // %1512 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %726 = tanh f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
+    }
+  }
+  // %701 = tanh f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
+    }
+  }
+  // %1315 = sub f64[16,8] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 8 + i1) * L + l] =
+            v25[(i0 * 8 + i1) * L + l] -
+            ((v27[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
+             v29[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1492 = contract f64[16,8] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1500 = sub f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] =
+            v25[(i0 * 8 + i1) * L + l] -
+            ((v30[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
+             v29[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1501 = contract f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1551 = sub f64[16,8] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 8 + i1) * L + l] =
+            v15[(i0 * 8 + i1) * L + l] -
+            (v28[(i0 * 8 + i1) * L + l] + (v29[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %1567 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1568 = mul f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v7[i0 * L + l];
+    }
+  }
+  // %1563 = mul f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v16[i0 * L + l];
+    }
+  }
+  // %1552 = contract f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1) * L + l] = v32[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %1503 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1753 = mul f64[16,8] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 8 + i1) * L + l] =
+            (1.0f - square(v25[(i0 * 8 + i1) * L + l])) *
+            ((v19[(i0 * 8 + i1) * L + l] + v21[(i0 * 8 + i1) * L + l]) * v6[i0 * L + l]);
+      }
+    }
+  }
+  // %1532 = contract f64[16,69] -> v33
+  // %1564 = contract f64[16,69] -> v34
+  // %1754 = contract f64[16,69] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v24[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v12[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v28[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v12[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v28[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v12[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v28[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v12[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v28[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v33[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v33[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v33[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v34[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v34[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v34[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v34[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v35[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v35[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v35[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v35[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v28[(i0 * 8 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v34[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v35[(i0 * 69 + 68) * L + l] = acc2_v[l];
+    }
+  }
+  // %1735 = add f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v30[i0 * L + l] + v29[i0 * L + l];
+    }
+  }
+  // %1324 = contract f64[16,8] -> v29
+  // %1553 = contract f64[16,8] -> v32
+  // %1736 = contract f64[16,8] -> v36
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v25[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v25[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v25[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v25[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v36[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
+      }
+    }
+  }
+  // %1494 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1777 = mul f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = (v9[i0 * L + l] * (T(h) * 0.5f)) * 2.0f;
+    }
+  }
+  // %1489 = add f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v20[i0 * L + l] + v14[i0 * L + l];
+    }
+  }
+  // %1535 = contract f64[16,8] -> v14
+  // %1555 = contract f64[16,8] -> v20
+  // %1743 = contract f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v15[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v15[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1536 = sub f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 8 + i1) * L + l] =
-            (v37[(i0 * 8 + i1) * L + l] -
-             (v10[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f)))) -
-            v39[(i0 * 8 + i1) * L + l];
+            (v29[(i0 * 8 + i1) * L + l] -
+             (v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)))) -
+            v14[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1528 = contract f64[16] -> v6
+  // %1537 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5594,41 +5642,34 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1531 = mul f64[16,8] -> v20
+  // %1540 = mul f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] =
-            v11[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]);
+        v14[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]);
       }
     }
   }
-  // %724 = tanh f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
-    }
-  }
-  // %1542 = sub f64[16,8] -> v15
+  // %1557 = sub f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 8 + i1) * L + l] =
-            v11[(i0 * 8 + i1) * L + l] -
-            (v29[(i0 * 8 + i1) * L + l] + (v28[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
+            v32[(i0 * 8 + i1) * L + l] -
+            (v20[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1558 = contract f64[16] -> v6
+  // %1558 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5640,33 +5681,291 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1559 = mul f64[16] -> v7
+  // %1561 = mul f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] =
+            (v15[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1782 = sub f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1) * L + l] =
+            (((v36[(i0 * 8 + i1) * L + l] - (v10[(i0 * 8 + i1) * L + l] * v18[i0 * L + l])) -
+              (v13[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h)))) -
+             v25[(i0 * 8 + i1) * L + l]) -
+            (v11[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1783 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1786 = mul f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] =
+            v10[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %1541 = contract f64[16,69] -> v37
+  // %1562 = contract f64[16,69] -> v38
+  // %1787 = contract f64[16,69] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v16[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v16[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v16[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v16[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v38[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v39[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v39[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v39[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v39[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v16[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v38[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v39[(i0 * 69 + 68) * L + l] = acc2_v[l];
+    }
+  }
+  // %1543 = reduce_sum f64[69] -> v10
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 69) * L + l] + v37[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1566 = reduce_sum f64[69] -> v13
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1789 = reduce_sum f64[69] -> v15
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 69) * L + l] + v39[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1525 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1524 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1527 = mul f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v6[i0 * L + l];
+      v9[i0 * L + l] =
+          (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * (v7[i0 * L + l] + v8[i0 * L + l]);
     }
   }
-  // %1519 = contract f64[69] -> v12
-  // %1537 = contract f64[69] -> v21
-  // %1560 = contract f64[69] -> v22
+  // %1546 = contract f64[69] -> v19
+  // %1569 = contract f64[69] -> v20
+  // %1528 = contract f64[69] -> v21
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5686,34 +5985,34 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v19[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v7[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v19[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v22[(i0 * 4) * L + l] = acc8_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc4_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v21[(i0 * 4) * L + l] = acc8_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5725,429 +6024,76 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v7[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v9[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v12[68 * L + l] = acc0_v[l];
-    v21[68 * L + l] = acc1_v[l];
-    v22[68 * L + l] = acc2_v[l];
+    v19[68 * L + l] = acc0_v[l];
+    v20[68 * L + l] = acc1_v[l];
+    v21[68 * L + l] = acc2_v[l];
   }
-  // %1554 = mul f64[16,8] -> v23
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v16[i0 * L + l];
-    }
-  }
-  // %1482 = contract f64[16,69] -> v40
-  // %1523 = contract f64[16,69] -> v41
-  // %1555 = contract f64[16,69] -> v42
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v25[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v23[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v25[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v25[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v25[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v40[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v40[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v40[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v41[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
-        v41[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v41[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v41[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v42[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
-        v42[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v42[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v42[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v25[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v23[(i0 * 8 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 69 + 68) * L + l] = acc0_v[l];
-      v41[(i0 * 69 + 68) * L + l] = acc1_v[l];
-      v42[(i0 * 69 + 68) * L + l] = acc2_v[l];
-    }
-  }
-  // %1543 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] = v15[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %1544 = contract f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1546 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1548 = sub f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] =
-            v15[(i0 * 8 + i1) * L + l] -
-            (v11[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1549 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1552 = mul f64[16,8] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] =
-            (v16[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1512 = contract f64[16,69] -> v43
-  // %1532 = contract f64[16,69] -> v44
-  // %1553 = contract f64[16,69] -> v45
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v32[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v20[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v10[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v32[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v20[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v32[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v20[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v32[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v20[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v43[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v43[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v43[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v43[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v44[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
-        v44[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v44[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v44[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v45[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
-        v45[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v45[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v45[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v32[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 69 + 68) * L + l] = acc0_v[l];
-      v44[(i0 * 69 + 68) * L + l] = acc1_v[l];
-      v45[(i0 * 69 + 68) * L + l] = acc2_v[l];
-    }
-  }
-  // %1514 = reduce_sum f64[69] -> v11
+  // %1547 = add f64[69] -> v23
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v43[(i0 + i1 * 69) * L + l] + v40[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v23[i0 * L + l] = v19[i0 * L + l] + v10[i0 * L + l];
     }
   }
-  // %1520 = add f64[69] -> v13
+  // %1570 = add f64[69] -> v10
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v11[i0 * L + l] + v12[i0 * L + l];
+      v10[i0 * L + l] = v20[i0 * L + l] + v13[i0 * L + l];
     }
   }
-  // %1534 = reduce_sum f64[69] -> v11
+  // %1790 = add f64[69] -> v13
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v41[(i0 + i1 * 69) * L + l] + v44[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v13[i0 * L + l] = v15[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %1538 = add f64[69] -> v12
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v21[i0 * L + l] + v11[i0 * L + l];
-    }
-  }
-  // %1557 = reduce_sum f64[69] -> v11
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v42[(i0 + i1 * 69) * L + l] + v45[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1561 = add f64[69] -> v15
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v22[i0 * L + l] + v11[i0 * L + l];
-    }
-  }
-  // %1564 = add f64[69] -> d.ln.gain
+  // %1792 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v13[i0 * L + l] * v2[i0 * L + l]) +
-                 ((v12[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v15[i0 * L + l]));
+        sum[l] = ((v23[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v10[i0 * L + l])) +
+                 (v2[i0 * L + l] * v13[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1566 = add f64[69] -> d.ln.bias
+  // %1793 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v13[i0 * L + l] + (v15[i0 * L + l] + v12[i0 * L + l]);
+        sum[l] = (v10[i0 * L + l] + v23[i0 * L + l]) + v13[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1571 = add f64[16,69] -> d.Wb
+  // %1580 = add f64[16,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v19[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v7[i0 * L + l])) +
-                   (v5[i1 * L + l] * v18[i0 * L + l]);
+          sum[l] = ((v9[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v17[i0 * L + l])) +
+                   (v5[i1 * L + l] * v22[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1576 = add f64[16,8,69] -> d.Wk
+  // %1795 = add f64[16,8,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6155,16 +6101,16 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v32[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]) +
-                     ((v20[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]) +
-                      (v1[i2 * L + l] * v10[(i0 * 8 + i1) * L + l]));
+            sum[l] = (v3[i2 * L + l] * v11[(i0 * 8 + i1) * L + l]) +
+                     ((v14[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]) +
+                      (v1[i2 * L + l] * v16[(i0 * 8 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1581 = add f64[16,8,69] -> d.Wv
+  // %1764 = add f64[16,8,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6172,9 +6118,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v1[i2 * L + l] * v23[(i0 * 8 + i1) * L + l]) +
-                      (v14[(i0 * 8 + i1) * L + l] * v5[i2 * L + l])) +
-                     (v25[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]);
+            sum[l] = ((v1[i2 * L + l] * v12[(i0 * 8 + i1) * L + l]) +
+                      (v24[(i0 * 8 + i1) * L + l] * v5[i2 * L + l])) +
+                     (v3[i2 * L + l] * v28[(i0 * 8 + i1) * L + l]);
           }
           theta_bar_Wv[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -6182,7 +6128,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   if (u_stages_bar) {
-    // %871 = reduce_sum f64[] -> v6
+    // %873 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6197,7 +6143,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %876 = reduce_sum f64[] -> v7
+    // %878 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6212,19 +6158,19 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %880 = reciprocal f64[] -> v6
+    // %882 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1582 = mul f64[69] -> v1
+    // %1591 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1583 = reduce_sum f64[] -> v7
+    // %1592 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6239,7 +6185,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1587 = contract f64[] -> v8
+    // %1596 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6254,7 +6200,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1592 = mul f64[69] -> d.x@0
+    // %1601 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6262,7 +6208,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
                                              (v4[i0 * L + l] * (v8[l] * 0.014492754f)));
       }
     }
-    // %914 = reduce_sum f64[] -> v6
+    // %916 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6277,7 +6223,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %919 = reduce_sum f64[] -> v7
+    // %921 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6292,19 +6238,19 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %923 = reciprocal f64[] -> v6
+    // %925 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1593 = mul f64[69] -> v1
+    // %1796 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
       }
     }
-    // %1594 = reduce_sum f64[] -> v7
+    // %1797 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6319,7 +6265,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1598 = contract f64[] -> v8
+    // %1801 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6327,14 +6273,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1603 = mul f64[69] -> d.x@1
+    // %1806 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6342,14 +6288,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
                                                     ((v8[l] * 0.014492754f) * v2[i0 * L + l]));
       }
     }
-    // %1604 = mul f64[69] -> v1
+    // %1613 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v10[i0 * L + l];
       }
     }
-    // %1605 = reduce_sum f64[] -> v6
+    // %1614 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6364,7 +6310,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1609 = contract f64[] -> v7
+    // %1618 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6379,7 +6325,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %778 = reduce_sum f64[] -> v8
+    // %780 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6394,7 +6340,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %783 = reduce_sum f64[] -> v9
+    // %785 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6409,12 +6355,12 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %787 = reciprocal f64[] -> v8
+    // %789 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1614 = mul f64[69] -> d.x@2
+    // %1623 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6532,8 +6478,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   for (int64_t i = 0; i < 18906; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_node_sepsis_static.field.adjoint.step.rk4: 271 nodes
-  // %719 = layernorm f64[69] -> v0
+  // fwp_delta_node_sepsis_static.field.adjoint.step.rk4: 265 nodes
+  // %721 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6569,14 +6515,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v0[i0 * L + l] = (u_stages[(i0 + 228) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %721 = add f64[69] -> v1
+  // %723 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %694 = layernorm f64[69] -> v2
+  // %696 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6612,14 +6558,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v2[i0 * L + l] = (u_stages[(i0 + 76) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %696 = add f64[69] -> v3
+  // %698 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %672 = layernorm f64[69] -> v4
+  // %674 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6655,16 +6601,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %674 = add f64[69] -> v5
+  // %676 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %723 = contract f64[16,8] -> v6
-  // %698 = contract f64[16,8] -> v7
-  // %676 = contract f64[16,8] -> v8
+  // %725 = contract f64[16,8] -> v6
+  // %700 = contract f64[16,8] -> v7
+  // %678 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6716,16 +6662,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %724 = tanh f64[16,8] -> v9
+  // %726 = tanh f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %725 = contract f64[16,8] -> v6
-  // %678 = contract f64[16,8] -> v10
-  // %700 = contract f64[16,8] -> v11
+  // %727 = contract f64[16,8] -> v6
+  // %680 = contract f64[16,8] -> v10
+  // %702 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6777,7 +6723,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %726 = softmax f64[16,8] -> v12
+  // %728 = softmax f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6809,21 +6755,21 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %699 = tanh f64[16,8] -> v6
+  // %701 = tanh f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
     }
   }
-  // %677 = tanh f64[16,8] -> v7
+  // %679 = tanh f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %679 = softmax f64[16,8] -> v8
+  // %681 = softmax f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6855,9 +6801,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %682 = contract f64[16] -> v10
-  // %704 = contract f64[16] -> v14
-  // %729 = contract f64[16] -> v15
+  // %684 = contract f64[16] -> v10
+  // %706 = contract f64[16] -> v14
+  // %731 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6907,14 +6853,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %683 = sigmoid f64[16] -> v16
+  // %685 = sigmoid f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %701 = softmax f64[16,8] -> v10
+  // %703 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6946,9 +6892,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %995 = contract f64[16,8] -> v11
-  // %680 = contract f64[16,8] -> v17
-  // %953 = contract f64[16,8] -> v18
+  // %997 = contract f64[16,8] -> v11
+  // %682 = contract f64[16,8] -> v17
+  // %955 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7012,14 +6958,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %681 = sub f64[16,8] -> v19
+  // %683 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v7[i0 * L + l] - v17[i0 * L + l];
     }
   }
-  // %684 = contract f64[16,8] -> v17
+  // %686 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7028,16 +6974,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %705 = sigmoid f64[16] -> v20
+  // %707 = sigmoid f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = sigmoid(v14[i0 * L + l]);
     }
   }
-  // %950 = contract f64[16] -> v14
-  // %2210 = contract f64[16] -> v21
-  // %992 = contract f64[16] -> v22
+  // %952 = contract f64[16] -> v14
+  // %2291 = contract f64[16] -> v21
+  // %994 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7096,7 +7042,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1306 = sub f64[16,8] -> v23
+  // %1315 = sub f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7108,7 +7054,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1483 = contract f64[16,8] -> v24
+  // %1492 = contract f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7117,7 +7063,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2453 = sub f64[16,8] -> v25
+  // %2534 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7128,7 +7074,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2454 = contract f64[16,8] -> v18
+  // %2535 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7137,7 +7083,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2457 = sub f64[16,8] -> v26
+  // %2538 = sub f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7148,14 +7094,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %730 = sigmoid f64[16] -> v11
+  // %732 = sigmoid f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %2458 = contract f64[16,8] -> v27
+  // %2539 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7164,7 +7110,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2467 = add f64[16,8,8] -> W
+  // %2548 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -7182,9 +7128,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2224 = contract f64[16,8] -> v28
-  // %1726 = contract f64[16,8] -> v29
-  // %2202 = contract f64[16,8] -> v30
+  // %1807 = contract f64[16,8] -> v28
+  // %2283 = contract f64[16,8] -> v29
+  // %2305 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7206,29 +7152,29 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc4_v[l]);
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v12[(i0 * 8 + i2) * L + l],
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc5_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
+          acc5_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc5_v[l]);
-          acc9_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v10[(i0 * 8 + i2) * L + l],
+          acc9_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v12[(i0 * 8 + i2) * L + l],
                                acc9_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc6_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc7_v[l]);
+                                v12[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v12[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7248,27 +7194,27 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1727 = contract f64[16,8] -> v31
+  // %1808 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] = v29[(i0 * 8 + i1) * L + l] * v16[i0 * L + l];
+        v31[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v16[i0 * L + l];
       }
     }
   }
-  // %2203 = add f64[16,8] -> v32
+  // %2284 = add f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v32[(i0 * 8 + i1) * L + l] =
             (v31[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
-            v30[(i0 * 8 + i1) * L + l];
+            v29[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2468 = contract f64[16,8] -> v33
+  // %2549 = contract f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7277,65 +7223,69 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2470 = add f64[16,8] -> v34
+  // %2551 = add f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v34[(i0 * 8 + i1) * L + l] =
-            (v33[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]) + v30[(i0 * 8 + i1) * L + l];
+            (v33[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]) + v29[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2471 = contract f64[16,8] -> v30
+  // %2552 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] = v34[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
+        v29[(i0 * 8 + i1) * L + l] = v34[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
       }
     }
   }
-  // %2477 = add f64[16,8] -> v35
+  // %2759 = add f64[16,8] -> v35
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = v33[i0 * L + l] + v29[i0 * L + l];
+    }
+  }
+  // %2558 = add f64[16,8] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1) * L + l] =
-            v28[(i0 * 8 + i1) * L + l] + (v30[(i0 * 8 + i1) * L + l] * (v22[i0 * L + l] * T(h)));
+        v36[(i0 * 8 + i1) * L + l] =
+            v30[(i0 * 8 + i1) * L + l] + (v29[(i0 * 8 + i1) * L + l] * (v22[i0 * L + l] * T(h)));
       }
     }
   }
-  // %2478 = contract f64[16,8] -> v28
+  // %2559 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] = v35[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
+        v30[(i0 * 8 + i1) * L + l] = v36[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %2671 = add f64[16,8,8] -> a.W
+  // %2768 = add f64[16,8,8] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((v28[(i0 * 8 + i1) * L + l] * (v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
-               ((v33[(i0 * 8 + i1) * L + l] * (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                ((v30[(i0 * 8 + i1) * L + l] *
-                  (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                 ((v31[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v8[(i0 * 8 + i2) * L + l]))));
+              ((v35[(i0 * 8 + i1) * L + l] * (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
+               ((v30[(i0 * 8 + i1) * L + l] * (v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
+                a0[(i0 * 64 + i1 * 8 + i2) * L + l])) +
+              ((v31[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v8[(i0 * 8 + i2) * L + l]);
         }
       }
     }
   }
-  // %2482 = contract f64[16,8] -> v36
-  // %1736 = contract f64[16,8] -> v37
-  // %2523 = contract f64[16,8] -> v38
+  // %2563 = contract f64[16,8] -> v35
+  // %1817 = contract f64[16,8] -> v37
+  // %2604 = contract f64[16,8] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7384,10 +7334,10 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v37[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v37[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v37[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -7399,8 +7349,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2483 = contract f64[16] -> v14
-  // %2527 = contract f64[16] -> v15
+  // %2564 = contract f64[16] -> v14
+  // %2608 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7417,19 +7367,19 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7444,7 +7394,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2488 = contract f64[16] -> v21
+  // %2569 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7473,9 +7423,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2487 = contract f64[16,8] -> v17
-  // %2054 = contract f64[16,8] -> v24
-  // %2529 = contract f64[16,8] -> v39
+  // %2769 = sub f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = (v14[i0 * L + l] * (T(h) * 0.5f)) - (v21[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %2568 = contract f64[16,8] -> v17
+  // %2135 = contract f64[16,8] -> v24
+  // %2610 = contract f64[16,8] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7501,25 +7458,25 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
           acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
                                v31[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v33[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v31[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v33[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v31[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v30[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v29[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v33[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v31[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v30[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v29[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7539,34 +7496,32 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2492 = sub f64[16,8] -> v40
+  // %2772 = sub f64[16,8] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v40[(i0 * 8 + i1) * L + l] =
-            (v36[(i0 * 8 + i1) * L + l] +
-             (v8[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))) -
-            ((v8[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
-             v17[(i0 * 8 + i1) * L + l]);
+            (v35[(i0 * 8 + i1) * L + l] + (v8[(i0 * 8 + i1) * L + l] * v22[i0 * L + l])) -
+            v17[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %902 = sub f64[16,8] -> v17
+  // %904 = sub f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = 1.0f - square(v6[i0 * L + l]);
     }
   }
-  // %2498 = mul f64[16,8] -> v6
+  // %2579 = mul f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v33[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2502 = contract f64[16] -> v14
+  // %2583 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7595,35 +7550,35 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %821 = mul f64[16] -> v21
+  // %823 = mul f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v20[i0 * L + l] * (1.0f - v20[i0 * L + l]);
     }
   }
-  // %2503 = mul f64[16] -> v20
+  // %2584 = mul f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %1734 = mul f64[16,8] -> v23
+  // %1815 = mul f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v31[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %2056 = sub f64[16,8] -> v7
+  // %2137 = sub f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v37[i0 * L + l] - v24[i0 * L + l];
     }
   }
-  // %2275 = contract f64[16] -> v14
+  // %2356 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7652,7 +7607,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2510 = mul f64[16,8] -> v24
+  // %2591 = mul f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7662,7 +7617,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1731 = contract f64[16] -> v14
+  // %1812 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7674,13 +7629,13 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7691,14 +7646,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1732 = mul f64[16] -> v22
+  // %1813 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = v14[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
     }
   }
-  // %2518 = contract f64[16] -> v14
+  // %2599 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7727,16 +7682,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2519 = mul f64[16] -> v16
+  // %2600 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %2504 = contract f64[69] -> v7
-  // %1733 = contract f64[69] -> v8
-  // %2520 = contract f64[69] -> v19
+  // %2585 = contract f64[69] -> v7
+  // %1814 = contract f64[69] -> v8
+  // %2601 = contract f64[69] -> v19
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7806,8 +7761,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     v8[68 * L + l] = acc1_v[l];
     v19[68 * L + l] = acc2_v[l];
   }
-  // %2524 = contract f64[16] -> v14
-  // %2553 = contract f64[16] -> v21
+  // %2605 = contract f64[16] -> v14
+  // %2634 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7824,19 +7779,19 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v33[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v33[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v33[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v33[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7851,21 +7806,27 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2531 = sub f64[16,8] -> v18
+  // %2785 = sub f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v14[i0 * L + l] - v15[i0 * L + l];
+    }
+  }
+  // %2788 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] =
+        v25[(i0 * 8 + i1) * L + l] =
             (v38[(i0 * 8 + i1) * L + l] +
-             ((v10[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v14[i0 * L + l])) -
-            (((v10[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v15[i0 * L + l]) +
-             v39[(i0 * 8 + i1) * L + l]);
+             ((v10[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v18[i0 * L + l])) -
+            v39[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2493 = contract f64[16] -> v14
-  // %2532 = contract f64[16] -> v15
+  // %2773 = contract f64[16] -> v14
+  // %2789 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7882,19 +7843,19 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v40[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v40[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v40[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v40[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7909,29 +7870,29 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2496 = mul f64[16,8] -> v25
+  // %2776 = mul f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] * (v40[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
+        v18[(i0 * 8 + i1) * L + l] =
+            (v40[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2535 = mul f64[16,8] -> v29
+  // %2792 = mul f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] * (v18[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]);
+        v28[(i0 * 8 + i1) * L + l] =
+            (v25[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2497 = contract f64[16,69] -> v41
-  // %2511 = contract f64[16,69] -> v42
-  // %2536 = contract f64[16,69] -> v43
+  // %2777 = contract f64[16,69] -> v41
+  // %2592 = contract f64[16,69] -> v42
+  // %2793 = contract f64[16,69] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7953,29 +7914,29 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v25[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v18[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
               std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v24[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v29[(i0 * 8 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v28[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v25[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v24[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v29[(i0 * 8 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v28[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v25[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v24[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v29[(i0 * 8 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v28[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v25[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v24[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v29[(i0 * 8 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v28[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8003,9 +7964,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v25[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v24[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v29[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v28[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8015,16 +7976,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v43[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2521 = mul f64[16,8] -> v18
+  // %2602 = mul f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v30[i0 * L + l] * v17[i0 * L + l];
+      v25[i0 * L + l] = v29[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2499 = contract f64[16,69] -> v44
-  // %1735 = contract f64[16,69] -> v45
-  // %2522 = contract f64[16,69] -> v46
+  // %2580 = contract f64[16,69] -> v44
+  // %1816 = contract f64[16,69] -> v45
+  // %2603 = contract f64[16,69] -> v46
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8050,25 +8011,25 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
           acc4_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v23[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v18[(i0 * 8 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v25[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v18[(i0 * 8 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v25[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v18[(i0 * 8 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v25[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v18[(i0 * 8 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v25[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8098,7 +8059,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v23[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v25[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8108,7 +8069,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v46[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2501 = reduce_sum f64[69] -> v17
+  // %2779 = reduce_sum f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8125,14 +8086,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v17[i0 * L + l] = acc_v[l];
     }
   }
-  // %2505 = add f64[69] -> v31
+  // %2780 = add f64[69] -> v31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v17[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %2513 = reduce_sum f64[69] -> v7
+  // %2594 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8149,14 +8110,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2515 = mul f64[69] -> v17
+  // %2595 = add f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v7[i0 * L + l] + v8[i0 * L + l]) * 0.16666667f;
+      v17[i0 * L + l] = v7[i0 * L + l] + v8[i0 * L + l];
     }
   }
-  // %2538 = reduce_sum f64[69] -> v7
+  // %2795 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8173,14 +8134,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2540 = mul f64[69] -> v8
+  // %2796 = add f64[69] -> v8
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (v19[i0 * L + l] + v7[i0 * L + l]) * 0.33333334f;
+      v8[i0 * L + l] = v19[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %2543 = contract f64[16] -> v14
+  // %2624 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8192,13 +8153,13 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v35[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v36[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v35[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v36[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v35[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v36[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v35[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v36[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8209,14 +8170,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2544 = mul f64[16] -> v15
+  // %2625 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
     }
   }
-  // %2545 = contract f64[69] -> v7
+  // %2626 = contract f64[69] -> v7
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8256,7 +8217,43 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v7[68 * L + l] = acc0_v[l];
   }
-  // %2548 = contract f64[16,8] -> v11
+  // %2630 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2800 = sub f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (v14[i0 * L + l] * T(h)) - (v21[i0 * L + l] * T(h));
+    }
+  }
+  // %2629 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8281,43 +8278,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2549 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2556 = contract f64[16,8] -> v19
+  // %2637 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8331,36 +8299,36 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2558 = sub f64[16,8] -> v26
+  // %2803 = sub f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1) * L + l] =
-            (v11[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * T(h)))) -
-            ((v10[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * T(h))) + v19[(i0 * 8 + i1) * L + l]);
+        v27[(i0 * 8 + i1) * L + l] =
+            ((v10[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) + v19[(i0 * 8 + i1) * L + l]) -
+            v26[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2559 = contract f64[16] -> v14
+  // %2804 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8372,13 +8340,13 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v12[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v12[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v12[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v12[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v12[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v12[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v12[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v12[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8389,17 +8357,17 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2562 = mul f64[16,8] -> v10
+  // %2807 = mul f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 8 + i1) * L + l] =
-            (v26[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v12[(i0 * 8 + i1) * L + l];
+            (v27[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v12[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2563 = contract f64[16,69] -> v41
+  // %2808 = contract f64[16,69] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8445,14 +8413,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v41[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2546 = mul f64[16,8] -> v11
+  // %2627 = mul f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v28[i0 * L + l];
+      v11[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v30[i0 * L + l];
     }
   }
-  // %2547 = contract f64[16,69] -> v42
+  // %2628 = contract f64[16,69] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8498,7 +8466,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v42[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2565 = reduce_sum f64[69] -> v9
+  // %2810 = reduce_sum f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8515,57 +8483,71 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %2567 = mul f64[69] -> v12
+  // %2811 = add f64[69] -> v12
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v7[i0 * L + l] + v9[i0 * L + l]) * 0.16666667f;
+      v12[i0 * L + l] = v7[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %2570 = mul f64[69] -> adj.ln.gain
+  // %2815 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = T(h) * ((((-((v2[i0 * L + l] * v31[i0 * L + l]) * 0.33333334f)) -
-                           (v4[i0 * L + l] * v17[i0 * L + l])) -
-                          (v2[i0 * L + l] * v8[i0 * L + l])) -
-                         (v0[i0 * L + l] * v12[i0 * L + l]));
+                           (v4[i0 * L + l] * (v17[i0 * L + l] * 0.16666667f))) -
+                          (v2[i0 * L + l] * (v8[i0 * L + l] * 0.33333334f))) -
+                         (v0[i0 * L + l] * (v12[i0 * L + l] * 0.16666667f)));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2576 = mul f64[69] -> adj.ln.bias
+  // %2827 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v17[i0 * L + l]) - (v31[i0 * L + l] * 0.33333334f)) - v8[i0 * L + l]) -
-                  v12[i0 * L + l]) *
+        sum[l] = ((-((v12[i0 * L + l] + v17[i0 * L + l]) * 0.16666667f)) -
+                  ((v8[i0 * L + l] + v31[i0 * L + l]) * 0.33333334f)) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2585 = sub f64[16,69] -> adj.Wb
+  // %2828 = add f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] =
+          (v20[i0 * L + l] * (T(h) * 0.33333334f)) + (v16[i0 * L + l] * (T(h) * 0.33333334f));
+    }
+  }
+  // %2831 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v5[i1 * L + l] * (v22[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                     ((v20[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
-                    ((v16[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
+          sum[l] = ((-(v5[i1 * L + l] * (v22[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    (v14[i0 * L + l] * v3[i1 * L + l])) -
                    (v1[i1 * L + l] * (v15[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2674 = sub f64[16,8,69] -> adj.Wk
+  // %2836 = add f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v28[i0 * L + l] + v18[i0 * L + l];
+    }
+  }
+  // %2840 = sub f64[16,8,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8573,9 +8555,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v24[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v25[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v29[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v24[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v7[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
                      (v10[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -8583,7 +8564,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2677 = sub f64[16,8,69] -> adj.Wv
+  // %2841 = add f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v6[i0 * L + l] + v25[i0 * L + l];
+    }
+  }
+  // %2845 = sub f64[16,8,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8591,9 +8579,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v6[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v23[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v18[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v7[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v23[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
                      (v11[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -8601,47 +8588,47 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2159 = broadcast f64[16,8,69] -> adj.Wq
+  // %2240 = broadcast f64[16,8,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 8832; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2160 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2241 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2161 = broadcast f64[64,128] -> adj.ff.up.weight
+  // %2242 = broadcast f64[64,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2162 = broadcast f64[64] -> adj.ff.up.bias
+  // %2243 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2163 = broadcast f64[128,64] -> adj.ff.down.weight
+  // %2244 = broadcast f64[128,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2164 = broadcast f64[1,128] -> adj.out.weight
+  // %2245 = broadcast f64[1,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2165 = broadcast f64[1] -> adj.out.bias
+  // %2246 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %2166 = broadcast f64[256,7] -> adj.s_in.weight
+  // %2247 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2167 = broadcast f64[256] -> adj.s_in.bias
+  // %2248 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2168 = broadcast f64[272,256] -> adj.s_kvl.weight
+  // %2249 = broadcast f64[272,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 69632; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2169 = broadcast f64[272] -> adj.s_kvl.bias
+  // %2250 = broadcast f64[272] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -9869,12 +9856,11 @@ extern "C" void fwp_delta_node_sepsis_static_loss_vjp(const void* /*ctx*/, const
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_delta_node_sepsis_static.loss.vjp: 8 nodes
-  // %663 = sub f64[1] -> d.logit
-  // fwp_delta_node_sepsis_static.ode:63: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_delta_node_sepsis_static.loss.vjp: 7 nodes
+  // %669 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -10146,8 +10132,8 @@ const plastic_model kModel = {
             .field = 20864,
             .field_vjp = 109184,
             .adjoint_field = 213376,
-            .step = 55552,
-            .step_vjp = 343168,
+            .step = 51456,
+            .step_vjp = 318592,
             .adjoint_step = 343424,
             .output = 16768,
             .output_vjp = 43712,

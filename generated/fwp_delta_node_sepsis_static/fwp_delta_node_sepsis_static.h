@@ -96,14 +96,14 @@ enum {
  *   theta: uniform[116651] = 116651 floats, read-only
  *   u_stages: varying[304] = 2432 floats, read-only
  *   z1: varying[1024] = 8192 floats, may alias
- *   scratch: scratch arena, 55552 bytes, 64-byte aligned
+ *   scratch: scratch arena, 51456 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_static_step(const void* ctx, double t, double h, const void* z0,
                                        const void* theta, const void* u_stages, void* z1,
                                        void* scratch);
 enum {
   fwp_delta_node_sepsis_static_step_lanes = 8,
-  fwp_delta_node_sepsis_static_step_scratch_bytes = 55552
+  fwp_delta_node_sepsis_static_step_scratch_bytes = 51456
 };
 
 /* fwp_delta_node_sepsis_static_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved
@@ -114,7 +114,7 @@ enum {
  *   z0_bar: varying[1024] = 8192 floats
  *   theta_bar: uniform[116651] = 116651 floats
  *   u_stages_bar: varying[304] = 2432 floats, may be NULL
- *   scratch: scratch arena, 343168 bytes, 64-byte aligned
+ *   scratch: scratch arena, 318592 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_static_step_vjp(const void* ctx, double t, double h, const void* z0,
                                            const void* theta, const void* u_stages,
@@ -122,7 +122,7 @@ void fwp_delta_node_sepsis_static_step_vjp(const void* ctx, double t, double h, 
                                            void* u_stages_bar, void* scratch);
 enum {
   fwp_delta_node_sepsis_static_step_vjp_lanes = 8,
-  fwp_delta_node_sepsis_static_step_vjp_scratch_bytes = 343168
+  fwp_delta_node_sepsis_static_step_vjp_scratch_bytes = 318592
 };
 
 /* fwp_delta_node_sepsis_static_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved

@@ -2755,9 +2755,8 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35584);
   T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39680);
   T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43776);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47872);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80640);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113408);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76544);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109312);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2775,50 +2774,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_rde.field.step.rk4: 82 nodes
-  // %633 = layernorm f64[5] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 5.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 5.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %635 = add f64[5] -> v1
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
+  // fwp_delta_rde.field.step.rk4: 80 nodes
   // %605 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2839,8 +2795,8 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e43 = u_stages[(i0 + 5) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
+        const T e12 = u_stages[(i0 + 5) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -2855,11 +2811,11 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %607 = add f64[5] -> v2
+  // %607 = add f64[5] -> v1
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
   // %582 = layernorm f64[5] -> v0
@@ -2882,8 +2838,8 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e74 * e74);
+        const T e43 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -2898,16 +2854,59 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %584 = add f64[5] -> v3
+  // %584 = add f64[5] -> v2
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %643 = contract f64[16] -> v4
-  // %615 = contract f64[16] -> v5
-  // %592 = contract f64[16] -> v6
+  // %633 = layernorm f64[5] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 5.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e74 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 5.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %635 = add f64[5] -> v3
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %615 = contract f64[16] -> v4
+  // %592 = contract f64[16] -> v5
+  // %643 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2957,23 +2956,23 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %644 = sigmoid f64[16] -> v7
+  // %616 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %616 = sigmoid f64[16] -> v4
+  // %593 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %638 = contract f64[16,8] -> v8
-  // %610 = contract f64[16,8] -> v9
-  // %587 = contract f64[16,8] -> v10
+  // %610 = contract f64[16,8] -> v8
+  // %587 = contract f64[16,8] -> v9
+  // %638 = contract f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3025,7 +3024,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %639 = softmax f64[16,8] -> v11
+  // %611 = softmax f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3057,7 +3056,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %645 = contract f64[16,8] -> v8
+  // %617 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3066,9 +3065,9 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %637 = contract f64[16,8] -> v12
-  // %609 = contract f64[16,8] -> v13
-  // %586 = contract f64[16,8] -> v14
+  // %609 = contract f64[16,8] -> v12
+  // %586 = contract f64[16,8] -> v13
+  // %637 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3120,7 +3119,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %611 = softmax f64[16,8] -> v15
+  // %588 = softmax f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3152,7 +3151,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %617 = contract f64[16,8] -> v9
+  // %594 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3161,7 +3160,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %588 = softmax f64[16,8] -> v16
+  // %639 = softmax f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3193,8 +3192,8 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %877 = contract f64[16,8] -> v10
-  // %589 = contract f64[16,8] -> v17
+  // %589 = contract f64[16,8] -> v10
+  // %877 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3211,20 +3210,20 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v15[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
                                v16[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v16[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v16[(i0 * 8 + i2) * L + l], acc7_v[l]);
         }
@@ -3242,42 +3241,81 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %593 = sigmoid f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %594 = contract f64[16,8] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] = v16[(i0 * 8 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %591 = tanh f64[16,8] -> v16
+  // %591 = tanh f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v14[i0 * L + l] - v17[i0 * L + l]);
+      v15[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v10[i0 * L + l]);
     }
   }
-  // %596 = div f64[16,8,8] -> v19
+  // %596 = div f64[16,8,8] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v18[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v9[(i0 * 8 + i2) * L + l] * v15[(i0 * 8 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %881 = contract f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma((v18[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma((v18[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma((v18[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma((v18[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %883 = tanh f64[16,8] -> v10
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v9[i0 * L + l]);
+    }
+  }
+  // %885 = div f64[16,8,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v19[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v18[(i0 * 8 + i2) * L + l] * v16[(i0 * 8 + i1) * L + l]) / 4.0f;
+              (v10[(i0 * 8 + i1) * L + l] * v8[(i0 * 8 + i2) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %881 = contract f64[16,8] -> v14
+  // %890 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3292,98 +3330,59 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %883 = tanh f64[16,8] -> v16
+  // %892 = tanh f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v14[i0 * L + l]);
+      v10[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v9[i0 * L + l]);
     }
   }
-  // %885 = div f64[16,8,8] -> v20
+  // %894 = div f64[16,8,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v20[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v16[(i0 * 8 + i1) * L + l] * v9[(i0 * 8 + i2) * L + l]) / 4.0f;
+              (v8[(i0 * 8 + i2) * L + l] * v10[(i0 * 8 + i1) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %890 = contract f64[16,8] -> v14
+  // %644 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v20[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v20[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v20[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v20[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %892 = tanh f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v14[i0 * L + l]);
+      v4[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %894 = div f64[16,8,8] -> v21
+  // %645 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v21[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v9[(i0 * 8 + i2) * L + l] * v15[(i0 * 8 + i1) * L + l]) / 4.0f;
-        }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 8 + i1) * L + l] = v16[(i0 * 8 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
@@ -3400,14 +3399,14 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3419,26 +3418,27 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %900 = tanh f64[16,8] -> v11
+  // %900 = tanh f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l] - (v10[i0 * L + l] + v9[i0 * L + l]));
+      v10[i0 * L + l] = vm::tanh(v14[i0 * L + l] - (v17[i0 * L + l] + v9[i0 * L + l]));
     }
   }
-  // %906 = add f64[16,8,8] -> W
+  // %921 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              (((((v8[(i0 * 8 + i2) * L + l] * v11[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
-                ((v21[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
-                 ((v19[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.16666667f) +
-                  (v20[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f)))) *
-               T(h));
+              ((((v20[(i0 * 64 + i1 * 8 + i2) * L + l] + v19[(i0 * 64 + i1 * 8 + i2) * L + l]) *
+                 0.33333334f) +
+                ((v18[(i0 * 64 + i1 * 8 + i2) * L + l] +
+                  ((v8[(i0 * 8 + i2) * L + l] * v10[(i0 * 8 + i1) * L + l]) / 4.0f)) *
+                 0.16666667f)) *
+               T(h)) +
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
     }
@@ -3523,7 +3523,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t p0 = 0; p0 < 19; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
-  // %1253 = div f64[16,8,8] -> v0
+  // %1262 = div f64[16,8,8] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -3876,7 +3876,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t p17 = 0; p17 < 20; ++p17) {
     __builtin_prefetch(&z0[(p17 * 2 + 668) * L]);
   }
-  // %1254 = contract f64[16,8] -> v15
+  // %1263 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4218,7 +4218,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v24[i0 * L + l] = vm::tanh(v16[i0 * L + l] - v17[i0 * L + l]);
     }
   }
-  // %1247 = add f64[16,8,8] -> v25
+  // %1256 = add f64[16,8,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -4231,7 +4231,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1248 = contract f64[16,8] -> v16
+  // %1257 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4263,21 +4263,21 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1250 = tanh f64[16,8] -> v17
+  // %1259 = tanh f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = vm::tanh(v11[i0 * L + l] - v16[i0 * L + l]);
     }
   }
-  // %1255 = mul f64[16,8] -> v11
+  // %1264 = mul f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %1256 = contract f64[16,8,8] -> v26
+  // %1265 = contract f64[16,8,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -4289,7 +4289,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1262 = div f64[16,8,8] -> v27
+  // %1271 = div f64[16,8,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -4303,7 +4303,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1263 = contract f64[16,8] -> v15
+  // %1272 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4335,14 +4335,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1264 = mul f64[16,8] -> v16
+  // %1273 = mul f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = (1.0f - square(v24[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %1270 = div f64[16,8,8] -> v28
+  // %1279 = div f64[16,8,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -4356,7 +4356,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1271 = contract f64[16,8] -> v15
+  // %1280 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4388,14 +4388,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1274 = mul f64[16,8] -> v12
+  // %1283 = mul f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %1280 = div f64[16,8,8] -> v29
+  // %1289 = div f64[16,8,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -4409,7 +4409,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1281 = contract f64[16,8] -> v15
+  // %1290 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4441,14 +4441,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1282 = mul f64[16,8] -> v13
+  // %1291 = mul f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
     }
   }
-  // %1284 = sub f64[16,8,8] -> d.W
+  // %1293 = sub f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -4463,7 +4463,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1302 = contract f64[16,8] -> v15
+  // %1311 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4495,7 +4495,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1304 = contract f64[16,8] -> v17
+  // %1313 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4527,7 +4527,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1305 = sub f64[16,8] -> v0
+  // %1314 = sub f64[16,8] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4537,8 +4537,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1314 = contract f64[16] -> v9
-  // %1306 = contract f64[16] -> v17
+  // %1323 = contract f64[16] -> v9
+  // %1315 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4582,14 +4582,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1315 = mul f64[16] -> v15
+  // %1324 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %1309 = mul f64[16,8] -> v25
+  // %1318 = mul f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4599,7 +4599,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1320 = contract f64[16,8] -> v14
+  // %1329 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4631,7 +4631,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1319 = contract f64[16,8] -> v17
+  // %1328 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4663,23 +4663,23 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1321 = add f64[16,8] -> v20
+  // %1330 = add f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v14[i0 * L + l] + v17[i0 * L + l];
     }
   }
-  // %1336 = add f64[16,8] -> v14
+  // %1345 = add f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v12[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %1311 = contract f64[16,5] -> v17
-  // %1337 = contract f64[16,5] -> v24
-  // %1289 = contract f64[16,5] -> v0
+  // %1320 = contract f64[16,5] -> v17
+  // %1346 = contract f64[16,5] -> v24
+  // %1298 = contract f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4746,7 +4746,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1325 = contract f64[16,8] -> v26
+  // %1334 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4778,7 +4778,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1327 = contract f64[16,8] -> v12
+  // %1336 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4810,7 +4810,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1330 = add f64[16,8] -> v16
+  // %1339 = add f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4820,8 +4820,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1322 = contract f64[16] -> v9
-  // %1331 = contract f64[16] -> v10
+  // %1331 = contract f64[16] -> v9
+  // %1340 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4865,14 +4865,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1323 = mul f64[16] -> v12
+  // %1332 = mul f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v9[i0 * L + l] * (v7[i0 * L + l] * (1.0f - v7[i0 * L + l]));
     }
   }
-  // %1334 = mul f64[16,8] -> v20
+  // %1343 = mul f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4882,7 +4882,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1285 = contract f64[16,8] -> v16
+  // %1294 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4914,7 +4914,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1291 = contract f64[16,8] -> v18
+  // %1300 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4946,7 +4946,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1292 = sub f64[16,8] -> v21
+  // %1301 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4956,7 +4956,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1293 = contract f64[16] -> v7
+  // %1302 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4985,7 +4985,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1296 = mul f64[16,8] -> v18
+  // %1305 = mul f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4995,9 +4995,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1310 = contract f64[16,5] -> v21
-  // %1335 = contract f64[16,5] -> v22
-  // %1297 = contract f64[16,5] -> v23
+  // %1319 = contract f64[16,5] -> v21
+  // %1344 = contract f64[16,5] -> v22
+  // %1306 = contract f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5064,7 +5064,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v23[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1313 = reduce_sum f64[5] -> v7
+  // %1322 = reduce_sum f64[5] -> v7
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5081,7 +5081,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %1339 = reduce_sum f64[5] -> v9
+  // %1348 = reduce_sum f64[5] -> v9
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5098,7 +5098,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %1299 = reduce_sum f64[5] -> v10
+  // %1308 = reduce_sum f64[5] -> v10
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5115,7 +5115,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v10[i0 * L + l] = acc_v[l];
     }
   }
-  // %1286 = contract f64[16] -> v17
+  // %1295 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5144,16 +5144,16 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1287 = mul f64[16] -> v16
+  // %1296 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1316 = contract f64[5] -> v8
-  // %1324 = contract f64[5] -> v17
-  // %1288 = contract f64[5] -> v19
+  // %1325 = contract f64[5] -> v8
+  // %1333 = contract f64[5] -> v17
+  // %1297 = contract f64[5] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5218,28 +5218,28 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v17[4 * L + l] = acc1_v[l];
     v19[4 * L + l] = acc2_v[l];
   }
-  // %1317 = add f64[5] -> v21
+  // %1326 = add f64[5] -> v21
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v8[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1340 = add f64[5] -> v7
+  // %1349 = add f64[5] -> v7
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v17[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %1300 = add f64[5] -> v8
+  // %1309 = add f64[5] -> v8
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v10[i0 * L + l] + v19[i0 * L + l];
     }
   }
-  // %1343 = add f64[5] -> d.ln.gain
+  // %1352 = add f64[5] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
@@ -5251,7 +5251,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1345 = add f64[5] -> d.ln.bias
+  // %1354 = add f64[5] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
@@ -5262,7 +5262,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1350 = add f64[16,5] -> d.Wb
+  // %1359 = add f64[16,5] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -5276,7 +5276,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1355 = add f64[16,8,5] -> d.Wk
+  // %1364 = add f64[16,8,5] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -5293,7 +5293,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1360 = add f64[16,8,5] -> d.Wv
+  // %1369 = add f64[16,8,5] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -5346,14 +5346,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = T(1) / std::sqrt((v4[l] * 0.2f) + 1e-05f);
     }
-    // %1361 = mul f64[5] -> v4
+    // %1370 = mul f64[5] -> v4
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4[i0 * L + l] = ln_gain[i0] * v8[i0 * L + l];
       }
     }
-    // %1362 = reduce_sum f64[] -> v6
+    // %1371 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5368,7 +5368,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1366 = contract f64[] -> v8
+    // %1375 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5383,7 +5383,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1371 = mul f64[5] -> d.dx@0
+    // %1380 = mul f64[5] -> d.dx@0
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5391,14 +5391,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
             v2[l] * ((v4[i0 * L + l] - (v6[l] * 0.2f)) - (v5[i0 * L + l] * (v8[l] * 0.2f)));
       }
     }
-    // %1372 = mul f64[5] -> v2
+    // %1381 = mul f64[5] -> v2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[i0 * L + l] = v7[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1373 = reduce_sum f64[] -> v4
+    // %1382 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5413,7 +5413,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1377 = contract f64[] -> v5
+    // %1386 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5463,7 +5463,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.2f) + 1e-05f);
     }
-    // %1382 = mul f64[5] -> d.dx@1
+    // %1391 = mul f64[5] -> d.dx@1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5471,14 +5471,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
             ((v2[i0 * L + l] - (v4[l] * 0.2f)) - (v3[i0 * L + l] * (v5[l] * 0.2f))) * v6[l];
       }
     }
-    // %1383 = mul f64[5] -> v2
+    // %1392 = mul f64[5] -> v2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[i0 * L + l] = ln_gain[i0] * v21[i0 * L + l];
       }
     }
-    // %1384 = reduce_sum f64[] -> v3
+    // %1393 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5493,7 +5493,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v3[l] = acc_v[l];
     }
-    // %1388 = contract f64[] -> v4
+    // %1397 = contract f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5543,7 +5543,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = T(1) / std::sqrt((v6[l] * 0.2f) + 1e-05f);
     }
-    // %1393 = mul f64[5] -> d.dx@2
+    // %1402 = mul f64[5] -> d.dx@2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5609,13 +5609,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35968);
   T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40064);
   T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44160);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48256);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81024);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113792);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146560);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76928);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109696);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142464);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 175232);
   T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179328);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183424);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216192);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 212096);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 244864);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248960);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 281728);
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 284288);
@@ -5642,51 +5642,8 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i = 0; i < 1370; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_rde.field.adjoint.step.rk4: 256 nodes
-  // %633 = layernorm f64[5] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 5.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 5.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %635 = add f64[5] -> v1
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %605 = layernorm f64[5] -> v2
+  // fwp_delta_rde.field.adjoint.step.rk4: 252 nodes
+  // %605 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5706,8 +5663,8 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e44 = u_stages[(i0 + 5) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
+        const T e13 = u_stages[(i0 + 5) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
       }
     }
   }
@@ -5719,17 +5676,17 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %607 = add f64[5] -> v3
+  // %607 = add f64[5] -> v1
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %582 = layernorm f64[5] -> v4
+  // %582 = layernorm f64[5] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5749,7 +5706,50 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        const T e44 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 5.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %584 = add f64[5] -> v3
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
+    }
+  }
+  // %633 = layernorm f64[5] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 5.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e75 = u_stages[(i0 + 15) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e75 * e75);
       }
     }
@@ -5762,19 +5762,19 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %584 = add f64[5] -> v5
+  // %635 = add f64[5] -> v5
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
+      v5[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %643 = contract f64[16] -> v6
-  // %615 = contract f64[16] -> v7
-  // %592 = contract f64[16] -> v8
+  // %615 = contract f64[16] -> v6
+  // %592 = contract f64[16] -> v7
+  // %643 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5824,23 +5824,23 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %644 = sigmoid f64[16] -> v9
+  // %616 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %616 = sigmoid f64[16] -> v6
+  // %593 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %638 = contract f64[16,8] -> v10
-  // %610 = contract f64[16,8] -> v11
-  // %587 = contract f64[16,8] -> v12
+  // %610 = contract f64[16,8] -> v10
+  // %587 = contract f64[16,8] -> v11
+  // %638 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5892,7 +5892,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %639 = softmax f64[16,8] -> v13
+  // %611 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5924,7 +5924,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %645 = contract f64[16,8] -> v10
+  // %617 = contract f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5933,9 +5933,9 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %637 = contract f64[16,8] -> v14
-  // %609 = contract f64[16,8] -> v15
-  // %586 = contract f64[16,8] -> v16
+  // %609 = contract f64[16,8] -> v14
+  // %586 = contract f64[16,8] -> v15
+  // %637 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5987,7 +5987,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %611 = softmax f64[16,8] -> v17
+  // %588 = softmax f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6019,7 +6019,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %617 = contract f64[16,8] -> v11
+  // %594 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6028,7 +6028,186 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %588 = softmax f64[16,8] -> v18
+  // %589 = contract f64[16,8] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v17[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %591 = tanh f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v18[i0 * L + l]);
+    }
+  }
+  // %596 = div f64[16,8,8] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v20[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v11[(i0 * 8 + i2) * L + l] * v19[(i0 * 8 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %865 = add f64[16,8,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v21[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v20[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.5f)) +
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %881 = contract f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %883 = tanh f64[16,8] -> v18
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = vm::tanh(v14[i0 * L + l] - v15[i0 * L + l]);
+    }
+  }
+  // %885 = div f64[16,8,8] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v22[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v18[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %889 = add f64[16,8,8] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v23[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v22[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.5f)) +
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %890 = contract f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %892 = tanh f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = vm::tanh(v14[i0 * L + l] - v15[i0 * L + l]);
+    }
+  }
+  // %894 = div f64[16,8,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v25[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v10[(i0 * 8 + i2) * L + l] * v24[(i0 * 8 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %639 = softmax f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6056,213 +6235,34 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v14[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %593 = sigmoid f64[16] -> v7
+  // %644 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %594 = contract f64[16,8] -> v12
+  // %645 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * v7[i0 * L + l];
+        v12[(i0 * 8 + i1) * L + l] = v14[(i0 * 8 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %589 = contract f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v18[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %591 = tanh f64[16,8] -> v20
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(v16[i0 * L + l] - v19[i0 * L + l]);
-    }
-  }
-  // %596 = div f64[16,8,8] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v21[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v12[(i0 * 8 + i2) * L + l] * v20[(i0 * 8 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %865 = add f64[16,8,8] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v22[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v21[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.5f)) +
-              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %881 = contract f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v17[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %883 = tanh f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v16[i0 * L + l]);
-    }
-  }
-  // %885 = div f64[16,8,8] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v23[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v19[(i0 * 8 + i1) * L + l] * v11[(i0 * 8 + i2) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %889 = add f64[16,8,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v24[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v23[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.5f)) +
-              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %890 = contract f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2) * L + l], v17[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %892 = tanh f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v16[i0 * L + l]);
-    }
-  }
-  // %894 = div f64[16,8,8] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v26[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v11[(i0 * 8 + i2) * L + l] * v25[(i0 * 8 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %1247 = add f64[16,8,8] -> v27
+  // %1256 = add f64[16,8,8] -> v26
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = z0_W[i0 * L + l] + (v26[i0 * L + l] * T(h));
+      v26[i0 * L + l] = z0_W[i0 * L + l] + (v25[i0 * L + l] * T(h));
     }
   }
-  // %1248 = contract f64[16,8] -> v15
+  // %1257 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6275,14 +6275,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2) * L + l], v14[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6294,38 +6294,39 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1250 = tanh f64[16,8] -> v16
+  // %1259 = tanh f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v14[i0 * L + l] - v15[i0 * L + l]);
+      v27[i0 * L + l] = vm::tanh(v16[i0 * L + l] - v15[i0 * L + l]);
     }
   }
-  // %2139 = add f64[16,8,8] -> W
+  // %2360 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
               (T(h) *
-               ((((v10[(i0 * 8 + i2) * L + l] * v16[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
-                ((v26[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
-                 ((v21[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.16666667f) +
-                  (v23[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f))))) +
-              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+               (((v25[(i0 * 64 + i1 * 8 + i2) * L + l] + v22[(i0 * 64 + i1 * 8 + i2) * L + l]) *
+                 0.33333334f) +
+                ((v20[(i0 * 64 + i1 * 8 + i2) * L + l] +
+                  ((v12[(i0 * 8 + i2) * L + l] * v27[(i0 * 8 + i1) * L + l]) / 4.0f)) *
+                 0.16666667f)));
         }
       }
     }
   }
-  // %266 = div f64[16,8,8] -> v21
+  // %266 = div f64[16,8,8] -> v20
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = a0[i0 * L + l] / 4.0f;
+      v20[i0 * L + l] = a0[i0 * L + l] / 4.0f;
     }
   }
-  // %1505 = contract f64[16,8] -> v14
+  // %1514 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6338,100 +6339,47 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1506 = mul f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
-    }
-  }
-  // %2141 = div f64[16,8,8] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v23[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-               (v12[(i0 * 8 + i1) * L + l] * (v18[(i0 * 8 + i2) * L + l] * (T(h) * 0.5f)))) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %2142 = contract f64[16,8] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+          acc1_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+          acc2_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+          acc3_v[l] = std::fma(v20[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2143 = mul f64[16,8] -> v15
+  // %1515 = mul f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v14[i0 * L + l];
+      v11[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %2146 = div f64[16,8,8] -> v26
+  // %2150 = div f64[16,8,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v26[(i0 * 64 + i1 * 8 + i2) * L + l] =
+          v22[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-               (v15[(i0 * 8 + i1) * L + l] * (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.5f)))) /
+               (v11[(i0 * 8 + i1) * L + l] * (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.5f)))) /
               4.0f;
         }
       }
     }
   }
-  // %2147 = contract f64[16,8] -> v14
+  // %2151 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6444,33 +6392,86 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2148 = mul f64[16,8] -> v11
+  // %2152 = mul f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
+      v16[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %2156 = div f64[16,8,8] -> v28
+  // %2155 = div f64[16,8,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v25[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
+               (v16[(i0 * 8 + i1) * L + l] * (v13[(i0 * 8 + i2) * L + l] * (T(h) * 0.5f)))) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %2156 = contract f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2157 = mul f64[16,8] -> v10
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
+    }
+  }
+  // %2165 = div f64[16,8,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -6478,13 +6479,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         for (int64_t l = 0; l < L; ++l) {
           v28[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-               ((v11[(i0 * 8 + i1) * L + l] * T(h)) * v17[(i0 * 8 + i2) * L + l])) /
+               ((v10[(i0 * 8 + i1) * L + l] * T(h)) * v13[(i0 * 8 + i2) * L + l])) /
               4.0f;
         }
       }
     }
   }
-  // %2157 = contract f64[16,8] -> v14
+  // %2166 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6497,33 +6498,33 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2158 = mul f64[16,8] -> v10
+  // %2167 = mul f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
+      v12[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v27[i0 * L + l]));
     }
   }
-  // %2161 = add f64[16,8,8] -> a.W
+  // %2170 = add f64[16,8,8] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -6531,20 +6532,20 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
               a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              (((((v12[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v18[(i0 * 8 + i2) * L + l]) +
-                 (v15[(i0 * 8 + i1) * L + l] *
-                  (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)))) +
-                ((v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                 v11[(i0 * 8 + i1) * L + l])) +
-               ((v13[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v10[(i0 * 8 + i1) * L + l]));
+              (((((v11[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                  v17[(i0 * 8 + i2) * L + l]) +
+                 (v16[(i0 * 8 + i1) * L + l] *
+                  (v13[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)))) +
+                ((v13[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                 v10[(i0 * 8 + i1) * L + l])) +
+               ((v14[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v12[(i0 * 8 + i1) * L + l]));
         }
       }
     }
   }
-  // %1523 = contract f64[16,5] -> v14
-  // %2180 = contract f64[16,5] -> v29
-  // %2190 = contract f64[16,5] -> v30
+  // %1532 = contract f64[16,5] -> v15
+  // %2189 = contract f64[16,5] -> v29
+  // %2199 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6564,26 +6565,26 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v15[(i0 * 8 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v11[(i0 * 8 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v15[(i0 * 8 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v11[(i0 * 8 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v15[(i0 * 8 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v11[(i0 * 8 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v15[(i0 * 8 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v11[(i0 * 8 + i1) * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v16[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v10[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v16[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v10[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v16[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v10[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v16[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v10[(i0 * 8 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 5) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v29[(i0 * 5) * L + l] = acc4_v[l];
       v29[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v29[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -6599,19 +6600,19 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v16[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v29[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v30[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1510 = contract f64[16,8] -> v31
+  // %1519 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6624,14 +6625,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v20[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v19[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v20[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v20[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v20[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6643,7 +6644,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1801 = contract f64[16,8] -> v20
+  // %1810 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6657,169 +6658,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1803 = sub f64[16,8] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1) * L + l] =
-            (v31[(i0 * 8 + i1) * L + l] * v7[i0 * L + l]) - v20[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1996 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2163 = mul f64[16,8] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] =
-            v18[(i0 * 8 + i1) * L + l] * (v21[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]);
-      }
-    }
-  }
-  // %1511 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1512 = mul f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v8[i0 * L + l];
-    }
-  }
-  // %2171 = contract f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v19[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %753 = mul f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
-    }
-  }
-  // %2173 = contract f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v15[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6831,17 +6676,17 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2174 = sub f64[16,8] -> v21
+  // %1812 = sub f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1) * L + l] =
+        v20[(i0 * 8 + i1) * L + l] =
             (v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l]) - v19[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2175 = contract f64[16] -> v8
+  // %2005 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6853,13 +6698,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6870,17 +6715,53 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2178 = mul f64[16,8] -> v19
+  // %2172 = mul f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v19[(i0 * 8 + i1) * L + l] =
-            v17[(i0 * 8 + i1) * L + l] * (v21[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]);
+            v17[(i0 * 8 + i1) * L + l] * (v20[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2191 = contract f64[16,8] -> v21
+  // %1520 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1521 = mul f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v8[i0 * L + l];
+    }
+  }
+  // %2180 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6893,14 +6774,202 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v25[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v18[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %753 = mul f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v9[i0 * L + l] * (1.0f - v9[i0 * L + l]);
+    }
+  }
+  // %2182 = contract f64[16,8] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v16[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2183 = sub f64[16,8] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 8 + i1) * L + l] =
+            (v31[(i0 * 8 + i1) * L + l] * v9[i0 * L + l]) - v18[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %2184 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2187 = mul f64[16,8] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 8 + i1) * L + l] =
+            v13[(i0 * 8 + i1) * L + l] * (v20[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]);
+      }
+    }
+  }
+  // %2200 = contract f64[16,8] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v24[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2211 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2212 = mul f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v8[i0 * L + l] * v6[i0 * L + l];
+    }
+  }
+  // %2202 = contract f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v10[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6912,86 +6981,18 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2202 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2203 = mul f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v8[i0 * L + l] * v7[i0 * L + l];
-    }
-  }
-  // %2193 = contract f64[16,8] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v11[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2194 = sub f64[16,8] -> v23
+  // %2203 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1) * L + l] =
-            (v21[(i0 * 8 + i1) * L + l] * v6[i0 * L + l]) - v22[(i0 * 8 + i1) * L + l];
+        v22[(i0 * 8 + i1) * L + l] =
+            (v20[(i0 * 8 + i1) * L + l] * v9[i0 * L + l]) - v21[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2183 = contract f64[16] -> v6
-  // %2195 = contract f64[16] -> v8
+  // %2192 = contract f64[16] -> v8
+  // %2204 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7007,44 +7008,44 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v8[(i0 * 4) * L + l] = acc4_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2184 = mul f64[16] -> v31
+  // %2193 = mul f64[16] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v6[i0 * L + l] * v7[i0 * L + l];
+      v31[i0 * L + l] = v8[i0 * L + l] * v6[i0 * L + l];
     }
   }
-  // %1513 = contract f64[5] -> v6
-  // %2185 = contract f64[5] -> v7
-  // %2204 = contract f64[5] -> v21
+  // %1522 = contract f64[5] -> v6
+  // %2194 = contract f64[5] -> v8
+  // %2213 = contract f64[5] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7063,18 +7064,18 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v18[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5], v17[i0 * L + l], acc0_v[l]);
       acc4_v[l] = std::fma(Wb[i0 * 5], v31[i0 * L + l], acc4_v[l]);
-      acc8_v[l] = std::fma(Wb[i0 * 5], v25[i0 * L + l], acc8_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v18[i0 * L + l], acc1_v[l]);
+      acc8_v[l] = std::fma(Wb[i0 * 5], v24[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v17[i0 * L + l], acc1_v[l]);
       acc5_v[l] = std::fma(Wb[i0 * 5 + 1], v31[i0 * L + l], acc5_v[l]);
-      acc9_v[l] = std::fma(Wb[i0 * 5 + 1], v25[i0 * L + l], acc9_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v18[i0 * L + l], acc2_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 * 5 + 1], v24[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v17[i0 * L + l], acc2_v[l]);
       acc6_v[l] = std::fma(Wb[i0 * 5 + 2], v31[i0 * L + l], acc6_v[l]);
-      acc10_v[l] = std::fma(Wb[i0 * 5 + 2], v25[i0 * L + l], acc10_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v18[i0 * L + l], acc3_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 * 5 + 2], v24[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v17[i0 * L + l], acc3_v[l]);
       acc7_v[l] = std::fma(Wb[i0 * 5 + 3], v31[i0 * L + l], acc7_v[l]);
-      acc11_v[l] = std::fma(Wb[i0 * 5 + 3], v25[i0 * L + l], acc11_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 * 5 + 3], v24[i0 * L + l], acc11_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7083,14 +7084,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v6[1 * L + l] = acc1_v[l];
     v6[2 * L + l] = acc2_v[l];
     v6[3 * L + l] = acc3_v[l];
-    v7[l] = acc4_v[l];
-    v7[1 * L + l] = acc5_v[l];
-    v7[2 * L + l] = acc6_v[l];
-    v7[3 * L + l] = acc7_v[l];
-    v21[l] = acc8_v[l];
-    v21[1 * L + l] = acc9_v[l];
-    v21[2 * L + l] = acc10_v[l];
-    v21[3 * L + l] = acc11_v[l];
+    v8[l] = acc4_v[l];
+    v8[1 * L + l] = acc5_v[l];
+    v8[2 * L + l] = acc6_v[l];
+    v8[3 * L + l] = acc7_v[l];
+    v20[l] = acc8_v[l];
+    v20[1 * L + l] = acc9_v[l];
+    v20[2 * L + l] = acc10_v[l];
+    v20[3 * L + l] = acc11_v[l];
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
@@ -7098,30 +7099,30 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v18[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v17[i0 * L + l], acc0_v[l]);
       acc1_v[l] = std::fma(Wb[i0 * 5 + 4], v31[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 4], v25[i0 * L + l], acc2_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 4], v24[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[4 * L + l] = acc0_v[l];
-    v7[4 * L + l] = acc1_v[l];
-    v21[4 * L + l] = acc2_v[l];
+    v8[4 * L + l] = acc1_v[l];
+    v20[4 * L + l] = acc2_v[l];
   }
-  // %2198 = mul f64[16,8] -> v22
+  // %2207 = mul f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1) * L + l] =
-            (v23[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]) * v17[(i0 * 8 + i1) * L + l];
+        v21[(i0 * 8 + i1) * L + l] =
+            (v22[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2164 = contract f64[16,5] -> v17
-  // %2179 = contract f64[16,5] -> v23
-  // %2199 = contract f64[16,5] -> v24
+  // %2173 = contract f64[16,5] -> v13
+  // %2188 = contract f64[16,5] -> v22
+  // %2208 = contract f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7141,34 +7142,34 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v19[(i0 * 8 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v22[(i0 * 8 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v19[(i0 * 8 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v22[(i0 * 8 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v20[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v19[(i0 * 8 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v22[(i0 * 8 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v20[(i0 * 8 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v19[(i0 * 8 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v22[(i0 * 8 + i1) * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v19[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v18[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v21[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v19[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v18[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v21[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v19[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v18[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v21[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v19[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v18[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v21[(i0 * 8 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5) * L + l] = acc0_v[l];
-      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v23[(i0 * 5) * L + l] = acc4_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v24[(i0 * 5) * L + l] = acc8_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 5) * L + l] = acc4_v[l];
+      v22[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v22[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v22[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v23[(i0 * 5) * L + l] = acc8_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -7176,19 +7177,19 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v19[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v22[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v19[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v18[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v21[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v23[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v22[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v23[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2166 = reduce_sum f64[5] -> v8
+  // %2175 = reduce_sum f64[5] -> v9
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7197,22 +7198,22 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v14[(i0 + i1 * 5) * L + l] + v17[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v15[(i0 + i1 * 5) * L + l] + v13[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc_v[l];
+      v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %2231 = mul f64[5] -> v14
+  // %2176 = add f64[5] -> v13
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (v8[i0 * L + l] + v6[i0 * L + l]) * 0.16666667f;
+      v13[i0 * L + l] = v9[i0 * L + l] + v6[i0 * L + l];
     }
   }
-  // %2182 = reduce_sum f64[5] -> v6
+  // %2191 = reduce_sum f64[5] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7221,7 +7222,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 5) * L + l] + v29[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v22[(i0 + i1 * 5) * L + l] + v29[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -7229,14 +7230,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %2229 = mul f64[5] -> v8
+  // %2195 = add f64[5] -> v9
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (v7[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f;
+      v9[i0 * L + l] = v8[i0 * L + l] + v6[i0 * L + l];
     }
   }
-  // %2201 = reduce_sum f64[5] -> v6
+  // %2210 = reduce_sum f64[5] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7245,7 +7246,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 5) * L + l] + v24[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 5) * L + l] + v23[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -7253,14 +7254,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %2206 = mul f64[5] -> v7
+  // %2214 = add f64[5] -> v8
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (v21[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f;
+      v8[i0 * L + l] = v20[i0 * L + l] + v6[i0 * L + l];
     }
   }
-  // %2209 = contract f64[16,8] -> v17
+  // %2218 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7273,26 +7274,26 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v16[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2210 = contract f64[16] -> v6
+  // %2219 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7304,13 +7305,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7321,14 +7322,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2211 = mul f64[16] -> v29
+  // %2220 = mul f64[16] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
+      v29[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
     }
   }
-  // %2212 = contract f64[5] -> v6
+  // %2221 = contract f64[5] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7363,7 +7364,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t l = 0; l < L; ++l) {
     v6[4 * L + l] = acc0_v[l];
   }
-  // %2214 = contract f64[16,8] -> v16
+  // %2223 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7376,36 +7377,36 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v10[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v12[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2215 = sub f64[16,8] -> v21
+  // %2224 = sub f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1) * L + l] =
-            (v17[(i0 * 8 + i1) * L + l] * v9[i0 * L + l]) - v16[(i0 * 8 + i1) * L + l];
+        v20[(i0 * 8 + i1) * L + l] =
+            (v15[(i0 * 8 + i1) * L + l] * v7[i0 * L + l]) - v27[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2216 = contract f64[16] -> v9
+  // %2225 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7417,34 +7418,34 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2219 = mul f64[16,8] -> v16
+  // %2228 = mul f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] =
-            v13[(i0 * 8 + i1) * L + l] * (v21[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]);
+        v15[(i0 * 8 + i1) * L + l] =
+            v14[(i0 * 8 + i1) * L + l] * (v20[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]);
       }
     }
   }
-  // %2220 = contract f64[16,5] -> v30
+  // %2229 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7456,10 +7457,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v16[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v16[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v16[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v16[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v15[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v15[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7473,7 +7474,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v16[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7481,7 +7482,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2221 = contract f64[16,5] -> v13
+  // %2230 = contract f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7493,32 +7494,32 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2223 = reduce_sum f64[5] -> v9
+  // %2232 = reduce_sum f64[5] -> v7
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7527,64 +7528,78 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 5) * L + l] + v13[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 5) * L + l] + v14[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc_v[l];
+      v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2224 = add f64[5] -> v30
+  // %2233 = add f64[5] -> v30
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v6[i0 * L + l] + v9[i0 * L + l];
+      v30[i0 * L + l] = v6[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %2334 = mul f64[5] -> adj.ln.gain
+  // %2343 = mul f64[5] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v4[i0 * L + l] * v14[i0 * L + l])) - (v2[i0 * L + l] * v8[i0 * L + l])) -
-                   (v7[i0 * L + l] * v2[i0 * L + l])) -
-                  ((v0[i0 * L + l] * v30[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((((-(v2[i0 * L + l] * (v13[i0 * L + l] * 0.16666667f))) -
+                    (v0[i0 * L + l] * (v9[i0 * L + l] * 0.33333334f))) -
+                   ((v8[i0 * L + l] * 0.33333334f) * v0[i0 * L + l])) -
+                  ((v4[i0 * L + l] * v30[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2236 = mul f64[5] -> adj.ln.bias
+  // %2369 = mul f64[5] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v8[i0 * L + l]) - v14[i0 * L + l]) - v7[i0 * L + l]) -
-                         (v30[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((-((v9[i0 * L + l] + v8[i0 * L + l]) * 0.33333334f)) -
+                         ((v13[i0 * L + l] + v30[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2337 = sub f64[16,5] -> adj.Wb
+  // %2370 = add f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v24[i0 * L + l] + v31[i0 * L + l];
+    }
+  }
+  // %2374 = sub f64[16,5] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v31[i0 * L + l])) -
-                     (v18[i0 * L + l] * (v5[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                    ((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v25[i0 * L + l])) -
-                   ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v29[i0 * L + l]);
+          sum[l] = ((-((v1[i1 * L + l] * (T(h) * 0.33333334f)) * v6[i0 * L + l])) -
+                    (v17[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                   ((v5[i1 * L + l] * (T(h) * 0.16666667f)) * v29[i0 * L + l]);
         }
         dtheta_Wb[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2340 = sub f64[16,8,5] -> adj.Wk
+  // %2375 = add f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v21[i0 * L + l] + v18[i0 * L + l];
+    }
+  }
+  // %2378 = sub f64[16,8,5] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -7592,17 +7607,23 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v20[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v19[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v22[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v16[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v19[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v13[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v15[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2343 = sub f64[16,8,5] -> adj.Wv
+  // %2379 = add f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v16[i0 * L + l] + v10[i0 * L + l];
+    }
+  }
+  // %2382 = sub f64[16,8,5] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -7610,43 +7631,42 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v12[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v15[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v11[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v10[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v11[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v13[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v12[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1928 = broadcast f64[16,8,5] -> adj.Wq
+  // %1937 = broadcast f64[16,8,5] -> adj.Wq
   for (int64_t i0 = 0; i0 < 640; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1929 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1938 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1930 = broadcast f64[64,128] -> adj.ff.up.weight
+  // %1939 = broadcast f64[64,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1931 = broadcast f64[64] -> adj.ff.up.bias
+  // %1940 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1932 = broadcast f64[128,64] -> adj.ff.down.weight
+  // %1941 = broadcast f64[128,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1933 = broadcast f64[3,128] -> adj.out.weight
+  // %1942 = broadcast f64[3,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1934 = broadcast f64[3] -> adj.out.bias
+  // %1943 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -9158,7 +9178,7 @@ const plastic_model kModel = {
             .field = 17024,
             .field_vjp = 58496,
             .adjoint_field = 112512,
-            .step = 146176,
+            .step = 142080,
             .step_vjp = 314496,
             .adjoint_step = 290944,
             .output = 12928,

@@ -94,11 +94,11 @@ enum { fwp_delta_rde_adjoint_field_lanes = 8, fwp_delta_rde_adjoint_field_scratc
  *   theta: uniform[19229] = 19229 floats, read-only
  *   u_stages: varying[20] = 160 floats, read-only
  *   z1: varying[1024] = 8192 floats, may alias
- *   scratch: scratch arena, 146176 bytes, 64-byte aligned
+ *   scratch: scratch arena, 142080 bytes, 64-byte aligned
  */
 void fwp_delta_rde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                         const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_rde_step_lanes = 8, fwp_delta_rde_step_scratch_bytes = 146176 };
+enum { fwp_delta_rde_step_lanes = 8, fwp_delta_rde_step_scratch_bytes = 142080 };
 
 /* fwp_delta_rde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -3483,11 +3483,12 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48768);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54016);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56704);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62080);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64768);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53888);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56576);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59264);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61952);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64640);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67328);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3506,7 +3507,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_xprime_cde.field.step.rk4.vjp: 271 nodes
+  // fwp_delta_xprime_cde.field.step.rk4.vjp: 268 nodes
   for (int64_t p0 = 0; p0 < 40; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
@@ -4302,9 +4303,16 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1360 = contract f64[4,20] -> v25
-  // %1355 = contract f64[4,20] -> v26
+  // %1596 = add f64[4,20] -> v25
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v22[i0 * L + l] + v8[i0 * L + l];
+    }
+  }
+  // %1597 = contract f64[4,20] -> v26
   // %1191 = contract f64[4,20] -> v27
+  // %1411 = contract f64[4,20] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4326,45 +4334,45 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v25[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc4_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc8_v[l]);
+                               v19[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v25[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc5_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc9_v[l]);
+                               v19[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v25[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc6_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v20[(i0 * 20 + i2) * L + l], acc10_v[l]);
+                                v19[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v25[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc7_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v20[(i0 * 20 + i2) * L + l], acc11_v[l]);
+                                v19[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-        v27[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-        v27[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-        v27[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-        v27[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v27[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v27[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v27[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v27[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v28[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v28[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v28[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v28[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -4416,17 +4424,47 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     v21[2 * L + l] = acc2_v[l];
     v21[3 * L + l] = acc3_v[l];
   }
-  // %1365 = add f64[4,20] -> v8
+  // %1599 = sub f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 20 + i1) * L + l] =
-            (v25[(i0 * 20 + i1) * L + l] -
-             (v17[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))) +
             (v26[(i0 * 20 + i1) * L + l] -
-             (v12[(i0 * 20 + i1) * L + l] * (v21[i0 * L + l] * T(h))));
+             (v17[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))) -
+            (v12[(i0 * 20 + i1) * L + l] * (v21[i0 * L + l] * T(h)));
       }
+    }
+  }
+  // %1600 = contract f64[4] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v8[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc0_v[l];
+    v13[1 * L + l] = acc1_v[l];
+    v13[2 * L + l] = acc2_v[l];
+    v13[3 * L + l] = acc3_v[l];
+  }
+  // %1601 = mul f64[4] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v13[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
   // %1383 = add f64[4,20] -> v22
@@ -4436,9 +4474,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v22[i0 * L + l] = v7[i0 * L + l] + v23[i0 * L + l];
     }
   }
-  // %1384 = contract f64[4,21] -> v28
-  // %1405 = contract f64[4,21] -> v29
-  // %1410 = contract f64[4,21] -> v30
+  // %1384 = contract f64[4,21] -> v29
+  // %1405 = contract f64[4,21] -> v30
+  // %1410 = contract f64[4,21] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4487,18 +4525,18 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v29[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
-        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v30[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
-        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
+        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v31[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
+        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4517,9 +4555,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 21 + 20) * L + l] = acc0_v[l];
-      v29[(i0 * 21 + 20) * L + l] = acc1_v[l];
-      v30[(i0 * 21 + 20) * L + l] = acc2_v[l];
+      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v30[(i0 * 21 + 20) * L + l] = acc1_v[l];
+      v31[(i0 * 21 + 20) * L + l] = acc2_v[l];
     }
   }
   // %1368 = contract f64[4] -> v13
@@ -4546,9 +4584,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     v13[2 * L + l] = acc2_v[l];
     v13[3 * L + l] = acc3_v[l];
   }
-  // %1367 = contract f64[4,20] -> v20
-  // %1373 = contract f64[4,20] -> v25
-  // %1398 = contract f64[4,20] -> v26
+  // %1603 = contract f64[4,20] -> v7
+  // %1398 = contract f64[4,20] -> v20
+  // %1413 = contract f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4570,86 +4608,76 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc4_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc8_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc5_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc9_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc6_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v24[(i0 * 20 + i2) * L + l], acc10_v[l]);
+                                v11[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc7_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v24[(i0 * 20 + i2) * L + l], acc11_v[l]);
+                                v11[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v25[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v23[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1377 = add f64[4,20] -> v7
+  // %1607 = add f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] =
-            ((-((v16[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))) +
-                v20[(i0 * 20 + i1) * L + l])) -
-             ((v10[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
-              v25[(i0 * 20 + i1) * L + l])) +
-            (v8[(i0 * 20 + i1) * L + l] * v18[i0 * L + l]);
+        v25[(i0 * 20 + i1) * L + l] =
+            (v8[(i0 * 20 + i1) * L + l] * v18[i0 * L + l]) +
+            (((-(v16[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f)))) -
+              v7[(i0 * 20 + i1) * L + l]) -
+             (v10[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1387 = contract f64[4] -> v14
-  // %1378 = contract f64[4] -> v16
+  // %1608 = contract f64[4] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
     acc3_v[l] = 0.0f;
-    acc4_v[l] = 0.0f;
-    acc5_v[l] = 0.0f;
-    acc6_v[l] = 0.0f;
-    acc7_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(v17[i0 * L + l], v7[i0 * L + l], acc4_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(v17[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc5_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(v17[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc6_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(v17[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc7_v[l]);
+      acc0_v[l] = std::fma(v25[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v25[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v25[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v25[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -4658,34 +4686,23 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     v14[1 * L + l] = acc1_v[l];
     v14[2 * L + l] = acc2_v[l];
     v14[3 * L + l] = acc3_v[l];
-    v16[l] = acc4_v[l];
-    v16[1 * L + l] = acc5_v[l];
-    v16[2 * L + l] = acc6_v[l];
-    v16[3 * L + l] = acc7_v[l];
   }
-  // %1388 = mul f64[4] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v14[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
-    }
-  }
-  // %1381 = mul f64[4,20] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] =
-            (v7[(i0 * 20 + i1) * L + l] - v16[i0 * L + l]) * v17[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1393 = sub f64[4,20] -> v7
+  // %1611 = mul f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v7[(i0 * 20 + i1) * L + l] =
+            (v25[(i0 * 20 + i1) * L + l] - v14[i0 * L + l]) * v17[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1393 = sub f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1) * L + l] =
             v27[(i0 * 20 + i1) * L + l] -
             (v17[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f)));
       }
@@ -4697,7 +4714,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v16[(i0 * 20 + i1) * L + l] =
-            (v7[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]) - v26[(i0 * 20 + i1) * L + l];
+            (v8[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]) - v20[(i0 * 20 + i1) * L + l];
       }
     }
   }
@@ -4746,10 +4763,10 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v7[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v8[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -4766,78 +4783,14 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v13[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]);
     }
   }
-  // %1411 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1413 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1416 = sub f64[4,20] -> v16
+  // %1416 = sub f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] =
-            (v7[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) -
-            ((v10[(i0 * 20 + i1) * L + l] * (v21[i0 * L + l] * T(h))) + v9[(i0 * 20 + i1) * L + l]);
+        v8[(i0 * 20 + i1) * L + l] = (v28[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) -
+                                     ((v10[(i0 * 20 + i1) * L + l] * (v21[i0 * L + l] * T(h))) +
+                                      v23[(i0 * 20 + i1) * L + l]);
       }
     }
   }
@@ -4857,14 +4810,14 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(v12[i0 * L + l], v16[i0 * L + l], acc4_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(v12[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc5_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(v12[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc6_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(v12[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc7_v[l]);
+      acc0_v[l] = std::fma(v12[i0 * L + l], v28[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v12[i0 * L + l], v8[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v12[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v12[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v12[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc7_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -4885,9 +4838,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v21[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v14[i0 * L + l];
     }
   }
-  // %1389 = contract f64[21] -> v6
-  // %1396 = contract f64[21] -> v7
-  // %1426 = contract f64[21] -> v9
+  // %1602 = contract f64[21] -> v6
+  // %1396 = contract f64[21] -> v9
+  // %1426 = contract f64[21] -> v10
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4907,16 +4860,16 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v19[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v13[i1 * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v19[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v13[i1 * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v19[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v13[i1 * L + l], acc6_v[l]);
         acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v19[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v13[i1 * L + l], acc7_v[l]);
         acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc11_v[l]);
       }
@@ -4927,14 +4880,14 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v9[(i0 * 4) * L + l] = acc8_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v10[(i0 * 4) * L + l] = acc8_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4946,7 +4899,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v19[i0 * L + l], acc0_v[l]);
       acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v13[i0 * L + l], acc1_v[l]);
       acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc2_v[l]);
     }
@@ -4954,22 +4907,22 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[20 * L + l] = acc0_v[l];
-    v7[20 * L + l] = acc1_v[l];
-    v9[20 * L + l] = acc2_v[l];
+    v9[20 * L + l] = acc1_v[l];
+    v10[20 * L + l] = acc2_v[l];
   }
-  // %1420 = mul f64[4,20] -> v10
+  // %1420 = mul f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            (v16[(i0 * 20 + i1) * L + l] - v15[i0 * L + l]) * v12[(i0 * 20 + i1) * L + l];
+        v16[(i0 * 20 + i1) * L + l] =
+            (v8[(i0 * 20 + i1) * L + l] - v15[i0 * L + l]) * v12[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1382 = contract f64[4,21] -> v31
-  // %1404 = contract f64[4,21] -> v32
-  // %1421 = contract f64[4,21] -> v33
+  // %1612 = contract f64[4,21] -> v32
+  // %1404 = contract f64[4,21] -> v33
+  // %1421 = contract f64[4,21] -> v34
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4991,45 +4944,45 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v18[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
               std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v17[(i0 * 20 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v10[(i0 * 20 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v16[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v17[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 20 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v16[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v17[(i0 * 20 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 20 + i2) * L + l],
+          acc10_v[l] = std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v16[(i0 * 20 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v17[(i0 * 20 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 20 + i2) * L + l],
+          acc11_v[l] = std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v16[(i0 * 20 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v33[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
-        v33[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v33[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v33[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v33[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
+        v33[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v33[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v33[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v34[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
+        v34[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v34[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v34[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5041,19 +4994,19 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v17[(i0 * 20 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v10[(i0 * 20 + i1) * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v16[(i0 * 20 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
-      v32[(i0 * 21 + 20) * L + l] = acc1_v[l];
-      v33[(i0 * 21 + 20) * L + l] = acc2_v[l];
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v33[(i0 * 21 + 20) * L + l] = acc1_v[l];
+      v34[(i0 * 21 + 20) * L + l] = acc2_v[l];
     }
   }
-  // %1386 = reduce_sum f64[21] -> v12
+  // %1614 = reduce_sum f64[21] -> v8
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5062,46 +5015,22 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v28[(i0 + i1 * 21) * L + l] + v31[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc_v[l];
+      v8[i0 * L + l] = acc_v[l];
     }
   }
-  // %1390 = add f64[21] -> v16
+  // %1615 = add f64[21] -> v12
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v6[i0 * L + l] + v12[i0 * L + l];
+      v12[i0 * L + l] = v6[i0 * L + l] + v8[i0 * L + l];
     }
   }
   // %1407 = reduce_sum f64[21] -> v6
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1408 = add f64[21] -> v12
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v6[i0 * L + l] + v7[i0 * L + l];
-    }
-  }
-  // %1423 = reduce_sum f64[21] -> v6
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5118,51 +5047,75 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %1427 = add f64[21] -> v7
+  // %1408 = add f64[21] -> v8
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v9[i0 * L + l] + v6[i0 * L + l];
+      v8[i0 * L + l] = v6[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %1430 = add f64[21] -> d.ln.gain
+  // %1423 = reduce_sum f64[21] -> v6
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 21) * L + l] + v31[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1427 = add f64[21] -> v9
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v10[i0 * L + l] + v6[i0 * L + l];
+    }
+  }
+  // %1617 = add f64[21] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v16[i0 * L + l] * v2[i0 * L + l]) +
-                 ((v12[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v7[i0 * L + l]));
+        sum[l] = (v12[i0 * L + l] * v2[i0 * L + l]) +
+                 ((v8[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v9[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1432 = add f64[21] -> d.ln.bias
+  // %1618 = add f64[21] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v16[i0 * L + l] + (v12[i0 * L + l] + v7[i0 * L + l]);
+        sum[l] = v12[i0 * L + l] + (v8[i0 * L + l] + v9[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1437 = add f64[4,21] -> d.Wb
+  // %1620 = add f64[4,21] -> d.Wb
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v3[i1 * L + l] * v8[i0 * L + l]) +
+          sum[l] = (v3[i1 * L + l] * v19[i0 * L + l]) +
                    ((v21[i0 * L + l] * v1[i1 * L + l]) + (v5[i1 * L + l] * v13[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1442 = add f64[4,20,21] -> d.Wk
+  // %1622 = add f64[4,20,21] -> d.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -5170,9 +5123,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v3[i2 * L + l] * v18[(i0 * 20 + i1) * L + l]) +
+            sum[l] = (v7[(i0 * 20 + i1) * L + l] * v3[i2 * L + l]) +
                      ((v5[i2 * L + l] * v17[(i0 * 20 + i1) * L + l]) +
-                      (v10[(i0 * 20 + i1) * L + l] * v1[i2 * L + l]));
+                      (v16[(i0 * 20 + i1) * L + l] * v1[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5201,7 +5154,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v12[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v8[i0 * L + l] * ln_gain[i0];
       }
     }
     // %1449 = reduce_sum f64[] -> v14
@@ -5278,49 +5231,14 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
                                     v21[l];
       }
     }
-    // %802 = reduce_sum f64[] -> v14
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
+    // %1623 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + u_stages[(i0 + 21) * L + l];
+        v1[i0 * L + l] = v12[i0 * L + l] * ln_gain[i0];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = acc_v[l];
-    }
-    // %807 = reduce_sum f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 21) * L + l] - (v14[l] * 0.04761905f));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = acc_v[l];
-    }
-    // %811 = reciprocal f64[] -> v14
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = T(1) / std::sqrt((v15[l] * 0.04761905f) + 1e-05f);
-    }
-    // %1459 = mul f64[21] -> v1
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v16[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1460 = reduce_sum f64[] -> v15
+    // %1624 = reduce_sum f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5333,9 +5251,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %1464 = contract f64[] -> v21
+    // %1628 = contract f64[] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5348,14 +5266,50 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[l] = acc0_v[l];
+      v15[l] = acc0_v[l];
     }
-    // %1469 = mul f64[21] -> d.dx@1
+    // %802 = reduce_sum f64[] -> v21
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 21) * L + l] += v14[l] * ((v1[i0 * L + l] - (v15[l] * 0.04761905f)) -
-                                                     ((v21[l] * 0.04761905f) * v2[i0 * L + l]));
+        acc_v[l] = acc_v[l] + u_stages[(i0 + 21) * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[l] = acc_v[l];
+    }
+    // %807 = reduce_sum f64[] -> v13
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 21) * L + l] - (v21[l] * 0.04761905f));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[l] = acc_v[l];
+    }
+    // %811 = reciprocal f64[] -> v21
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[l] = T(1) / std::sqrt((v13[l] * 0.04761905f) + 1e-05f);
+    }
+    // %1633 = mul f64[21] -> d.dx@1
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 21) * L + l] += ((v1[i0 * L + l] - (v14[l] * 0.04761905f)) -
+                                            ((v15[l] * 0.04761905f) * v2[i0 * L + l])) *
+                                           v21[l];
       }
     }
     // %666 = reduce_sum f64[] -> v14
@@ -5397,7 +5351,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v7[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v9[i0 * L + l];
       }
     }
     // %1471 = reduce_sum f64[] -> v15
@@ -5531,51 +5485,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i = 0; i < 3486; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_xprime_cde.field.adjoint.step.rk4: 276 nodes
-  // %559 = layernorm f64[21] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 21.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 21.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %561 = add f64[21] -> v1
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %581 = layernorm f64[21] -> v2
+  // fwp_delta_xprime_cde.field.adjoint.step.rk4: 270 nodes
+  // %581 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5595,7 +5506,50 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e44 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        const T e13 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 21.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %583 = add f64[21] -> v1
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+    }
+  }
+  // %559 = layernorm f64[21] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 21.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e44 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e44 * e44);
       }
     }
@@ -5608,14 +5562,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %583 = add f64[21] -> v3
+  // %561 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
   // %607 = layernorm f64[21] -> v4
@@ -5661,8 +5615,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %565 = contract f64[4] -> v6
-  // %587 = contract f64[4] -> v7
+  // %587 = contract f64[4] -> v6
+  // %565 = contract f64[4] -> v7
   // %613 = contract f64[4] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -5711,22 +5665,22 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v8[2 * L + l] = acc10_v[l];
     v8[3 * L + l] = acc11_v[l];
   }
-  // %566 = sigmoid f64[4] -> v9
+  // %588 = sigmoid f64[4] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %588 = sigmoid f64[4] -> v6
+  // %566 = sigmoid f64[4] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %563 = contract f64[4,20] -> v10
-  // %585 = contract f64[4,20] -> v11
+  // %585 = contract f64[4,20] -> v10
+  // %563 = contract f64[4,20] -> v11
   // %611 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -5779,7 +5733,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %564 = softmax f64[4,20] -> v13
+  // %586 = softmax f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5811,7 +5765,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %567 = contract f64[4,20] -> v10
+  // %589 = contract f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -5820,8 +5774,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %568 = contract f64[4,20] -> v15
-  // %590 = contract f64[4,20] -> v16
+  // %590 = contract f64[4,20] -> v15
+  // %568 = contract f64[4,20] -> v16
   // %616 = contract f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -5874,7 +5828,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %586 = softmax f64[4,20] -> v18
+  // %564 = softmax f64[4,20] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5906,7 +5860,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %589 = contract f64[4,20] -> v11
+  // %567 = contract f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -5926,10 +5880,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v11[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -5994,28 +5948,28 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v18[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v18[(i0 * 20 + i2) * L + l],
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
                                acc4_v[l]);
           acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v19[(i0 * 20 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc5_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
                                v19[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc6_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
                                 v19[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc7_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
                                 v19[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
@@ -6041,7 +5995,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v12[i0 * L + l]);
+      v22[i0 * L + l] = vm::tanh(v16[i0 * L + l] - v12[i0 * L + l]);
     }
   }
   // %1321 = tanh f64[4,20] -> v12
@@ -6050,7 +6004,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v16[(i0 * 20 + i1) * L + l] -
+            vm::tanh(v15[(i0 * 20 + i1) * L + l] -
                      ((v22[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) +
                       v20[(i0 * 20 + i1) * L + l]));
       }
@@ -6067,10 +6021,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v19[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v19[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6087,18 +6041,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v14[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %615 = contract f64[4,20] -> v15
+  // %615 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v14[i0 * L + l];
+        v16[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v14[i0 * L + l];
       }
     }
   }
-  // %2051 = contract f64[4,20] -> v23
-  // %1596 = contract f64[4,20] -> v24
-  // %2074 = contract f64[4,20] -> v25
+  // %2112 = contract f64[4,20] -> v23
+  // %2089 = contract f64[4,20] -> v24
+  // %1634 = contract f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6119,30 +6073,30 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v11[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v16[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v15[(i0 * 20 + i2) * L + l],
+          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v11[(i0 * 20 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
                                v10[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc9_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
                                v10[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                                v15[(i0 * 20 + i2) * L + l], acc10_v[l]);
+                                v11[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
                                v10[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                                v15[(i0 * 20 + i2) * L + l], acc11_v[l]);
+                                v11[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6162,14 +6116,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1597 = mul f64[4,20] -> v26
+  // %1635 = mul f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v22[i0 * L + l]));
+      v26[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v22[i0 * L + l]));
     }
   }
-  // %2048 = contract f64[4] -> v8
+  // %2086 = contract f64[4] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6180,10 +6134,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v11[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6193,19 +6147,19 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v8[2 * L + l] = acc2_v[l];
     v8[3 * L + l] = acc3_v[l];
   }
-  // %2317 = mul f64[4,20] -> v24
+  // %2355 = mul f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] =
-            (v23[(i0 * 20 + i1) * L + l] +
+        v25[(i0 * 20 + i1) * L + l] =
+            (v24[(i0 * 20 + i1) * L + l] +
              (v26[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)))) *
             (1.0f - square(v12[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %2332 = contract f64[4] -> v8
+  // %2370 = contract f64[4] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6229,7 +6183,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v8[2 * L + l] = acc2_v[l];
     v8[3 * L + l] = acc3_v[l];
   }
-  // %2335 = contract f64[4,20] -> v27
+  // %2373 = contract f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6261,20 +6215,20 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2336 = add f64[4,20] -> v28
+  // %2374 = add f64[4,20] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v28[(i0 * 20 + i1) * L + l] =
-            (v13[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+            (v18[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
             v27[(i0 * 20 + i1) * L + l];
       }
     }
   }
   // %853 = contract f64[4] -> v8
-  // %2071 = contract f64[4] -> v27
-  // %2351 = contract f64[4] -> v29
+  // %2109 = contract f64[4] -> v27
+  // %2389 = contract f64[4] -> v29
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6293,18 +6247,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(v18[i0 * L + l], v15[i0 * L + l], acc4_v[l]);
-      acc8_v[l] = std::fma(v18[i0 * L + l], v28[i0 * L + l], acc8_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc5_v[l]);
-      acc9_v[l] = std::fma(v18[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc9_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(v18[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc6_v[l]);
-      acc10_v[l] = std::fma(v18[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc10_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(v18[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc7_v[l]);
-      acc11_v[l] = std::fma(v18[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc11_v[l]);
+      acc0_v[l] = std::fma(v13[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v13[i0 * L + l], v16[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(v13[i0 * L + l], v28[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v13[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(v13[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v13[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(v13[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v13[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(v13[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc11_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6328,88 +6282,96 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v30[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v16[(i0 * 20 + i1) * L + l] -
+            vm::tanh(v15[(i0 * 20 + i1) * L + l] -
                      ((v12[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
                       v20[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1329 = tanh f64[4,20] -> v16
+  // %1596 = add f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v30[i0 * L + l] + v12[i0 * L + l];
+    }
+  }
+  // %1329 = tanh f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] =
+        v20[(i0 * 20 + i1) * L + l] =
             vm::tanh(v17[(i0 * 20 + i1) * L + l] -
                      (v21[(i0 * 20 + i1) * L + l] +
                       (v30[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * T(h)))));
       }
     }
   }
-  // %2517 = add f64[4,20,20] -> W
+  // %2568 = add f64[4,20,20] -> W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              ((((v10[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
+              (((v10[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                v15[(i0 * 20 + i1) * L + l]) +
+               (((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
                  v22[(i0 * 20 + i1) * L + l]) +
-                (((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v12[(i0 * 20 + i1) * L + l]) +
-                 ((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v30[(i0 * 20 + i1) * L + l]))) +
-               ((v16[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                v15[(i0 * 20 + i2) * L + l]));
+                z0_W[(i0 * 400 + i1 * 20 + i2) * L + l])) +
+              ((v20[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) * v16[(i0 * 20 + i2) * L + l]);
         }
       }
     }
   }
-  // %2320 = mul f64[4,20] -> v15
+  // %2358 = mul f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 20 + i1) * L + l] =
-            ((v24[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
-             v23[(i0 * 20 + i1) * L + l]) *
+            ((v25[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+             v24[(i0 * 20 + i1) * L + l]) *
             (1.0f - square(v30[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %2325 = mul f64[4,20] -> v17
+  // %2363 = mul f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] = (1.0f - square(v16[(i0 * 20 + i1) * L + l])) *
-                                      (v25[(i0 * 20 + i1) * L + l] +
+        v16[(i0 * 20 + i1) * L + l] = (1.0f - square(v20[(i0 * 20 + i1) * L + l])) *
+                                      (v23[(i0 * 20 + i1) * L + l] +
                                        (v15[(i0 * 20 + i1) * L + l] * (v27[i0 * L + l] * T(h))));
       }
     }
   }
-  // %2330 = add f64[4,20,20] -> a.W
+  // %2569 = add f64[4,20] -> v17
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v15[i0 * L + l] + v25[i0 * L + l];
+    }
+  }
+  // %2576 = add f64[4,20,20] -> a.W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              (((v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                v15[(i0 * 20 + i1) * L + l]) +
-               (((v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                 v26[(i0 * 20 + i1) * L + l]) +
-                (((v19[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v17[(i0 * 20 + i1) * L + l]) +
-                 ((v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v24[(i0 * 20 + i1) * L + l]))));
+              ((v19[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) * v16[(i0 * 20 + i1) * L + l]) +
+              (((v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                v26[(i0 * 20 + i1) * L + l]) +
+               (a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
+                (v17[(i0 * 20 + i1) * L + l] *
+                 (v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)))));
         }
       }
     }
   }
-  // %2341 = contract f64[4,20] -> v20
+  // %2379 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6423,25 +6385,25 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v25[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v25[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v25[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v25[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2338 = contract f64[4] -> v7
+  // %2376 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6452,10 +6414,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6465,19 +6427,19 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v7[2 * L + l] = acc2_v[l];
     v7[3 * L + l] = acc3_v[l];
   }
-  // %2343 = sub f64[4,20] -> v21
+  // %2381 = sub f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] =
-            (v28[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) -
-            (v20[(i0 * 20 + i1) * L + l] +
-             (v10[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))));
+        v23[(i0 * 20 + i1) * L + l] =
+            (v28[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            (v21[(i0 * 20 + i1) * L + l] +
+             (v11[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %2344 = contract f64[4] -> v7
+  // %2382 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6488,10 +6450,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v23[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6501,17 +6463,17 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v7[2 * L + l] = acc2_v[l];
     v7[3 * L + l] = acc3_v[l];
   }
-  // %2347 = mul f64[4,20] -> v10
+  // %2385 = mul f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            (v21[(i0 * 20 + i1) * L + l] - v7[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
+        v11[(i0 * 20 + i1) * L + l] =
+            (v23[(i0 * 20 + i1) * L + l] - v7[i0 * L + l]) * v13[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2348 = contract f64[4,21] -> v31
+  // %2386 = contract f64[4,21] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6525,13 +6487,13 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v10[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6549,7 +6511,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6557,7 +6519,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2331 = contract f64[4,21] -> v32
+  // %2369 = contract f64[4,21] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6571,13 +6533,13 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v25[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v25[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v25[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v25[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6595,7 +6557,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6603,7 +6565,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2350 = reduce_sum f64[21] -> v20
+  // %2388 = reduce_sum f64[21] -> v21
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6617,24 +6579,24 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = acc_v[l];
+      v21[i0 * L + l] = acc_v[l];
     }
   }
   // %782 = mul f64[4] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
+      v7[i0 * L + l] = v9[i0 * L + l] * (1.0f - v9[i0 * L + l]);
     }
   }
-  // %2352 = mul f64[4] -> v8
+  // %2390 = mul f64[4] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v29[i0 * L + l] * v7[i0 * L + l];
     }
   }
-  // %2353 = contract f64[21] -> v21
+  // %2391 = contract f64[21] -> v23
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6654,10 +6616,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -6672,16 +6634,16 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v21[20 * L + l] = acc0_v[l];
+    v23[20 * L + l] = acc0_v[l];
   }
-  // %2355 = mul f64[21] -> v23
+  // %2392 = add f64[21] -> v24
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = (v20[i0 * L + l] + v21[i0 * L + l]) * 0.33333334f;
+      v24[i0 * L + l] = v21[i0 * L + l] + v23[i0 * L + l];
     }
   }
-  // %1601 = contract f64[4,20] -> v20
+  // %1639 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6706,14 +6668,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1908 = contract f64[4,20] -> v21
+  // %1946 = contract f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6738,24 +6700,24 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1910 = sub f64[4,20] -> v22
+  // %1948 = sub f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            (v20[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) - v21[(i0 * 20 + i1) * L + l];
+        v23[(i0 * 20 + i1) * L + l] =
+            (v21[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) - v22[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2131 = contract f64[4] -> v29
+  // %2169 = contract f64[4] -> v29
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6766,10 +6728,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v18[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6779,444 +6741,17 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v29[2 * L + l] = acc2_v[l];
     v29[3 * L + l] = acc3_v[l];
   }
-  // %2359 = mul f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] =
-            (v22[(i0 * 20 + i1) * L + l] - v29[i0 * L + l]) * v13[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2360 = contract f64[4,21] -> v31
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1611 = contract f64[4,21] -> v32
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2362 = reduce_sum f64[21] -> v22
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1614 = contract f64[4] -> v29
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v20[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v29[l] = acc0_v[l];
-    v29[1 * L + l] = acc1_v[l];
-    v29[2 * L + l] = acc2_v[l];
-    v29[3 * L + l] = acc3_v[l];
-  }
-  // %1615 = mul f64[4] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v29[i0 * L + l];
-    }
-  }
-  // %1616 = contract f64[21] -> v20
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v13[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v20[20 * L + l] = acc0_v[l];
-  }
-  // %2363 = add f64[21] -> v25
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v22[i0 * L + l] + v20[i0 * L + l];
-    }
-  }
-  // %2370 = contract f64[4,20] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v30[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v30[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v30[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v30[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2367 = contract f64[4] -> v9
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v30[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v30[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v30[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v30[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
-  }
-  // %2371 = add f64[4,20] -> v22
+  // %2397 = mul f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v22[(i0 * 20 + i1) * L + l] =
-            v20[(i0 * 20 + i1) * L + l] +
-            (v18[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)));
+            (v23[(i0 * 20 + i1) * L + l] - v29[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2372 = contract f64[4] -> v9
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
-  }
-  // %2373 = mul f64[4] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v9[i0 * L + l] * v7[i0 * L + l];
-    }
-  }
-  // %2374 = contract f64[21] -> v20
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v29[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v29[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v20[20 * L + l] = acc0_v[l];
-  }
-  // %2380 = contract f64[4,20] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2377 = contract f64[4] -> v7
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
-    v7[1 * L + l] = acc1_v[l];
-    v7[2 * L + l] = acc2_v[l];
-    v7[3 * L + l] = acc3_v[l];
-  }
-  // %2382 = sub f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            (v22[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) -
-            (v27[(i0 * 20 + i1) * L + l] +
-             (v11[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %2383 = contract f64[4] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
-  }
-  // %2386 = mul f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            (v12[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2387 = contract f64[4,21] -> v31
+  // %2398 = contract f64[4,21] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7262,7 +6797,434 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2375 = contract f64[4,21] -> v32
+  // %1649 = contract f64[4,21] -> v32
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2400 = reduce_sum f64[21] -> v23
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1652 = contract f64[4] -> v29
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v21[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v29[l] = acc0_v[l];
+    v29[1 * L + l] = acc1_v[l];
+    v29[2 * L + l] = acc2_v[l];
+    v29[3 * L + l] = acc3_v[l];
+  }
+  // %1653 = mul f64[4] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v29[i0 * L + l];
+    }
+  }
+  // %1654 = contract f64[21] -> v21
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v18[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v18[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[20 * L + l] = acc0_v[l];
+  }
+  // %2401 = add f64[21] -> v27
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v23[i0 * L + l] + v21[i0 * L + l];
+    }
+  }
+  // %2408 = contract f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2405 = contract f64[4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v30[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v30[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v30[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v30[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+  }
+  // %2409 = add f64[4,20] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 20 + i1) * L + l] =
+            v21[(i0 * 20 + i1) * L + l] +
+            (v13[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %2410 = contract f64[4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v13[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+  }
+  // %2411 = mul f64[4] -> v29
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v6[i0 * L + l] * v7[i0 * L + l];
+    }
+  }
+  // %2412 = contract f64[21] -> v21
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v29[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v29[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[20 * L + l] = acc0_v[l];
+  }
+  // %2418 = contract f64[4,20] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2415 = contract f64[4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v12[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+  }
+  // %2420 = sub f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] =
+            (v23[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            (v25[(i0 * 20 + i1) * L + l] +
+             (v10[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %2421 = contract f64[4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v12[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+  }
+  // %2424 = mul f64[4,20] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 20 + i1) * L + l] =
+            (v12[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v13[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2425 = contract f64[4,21] -> v31
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2413 = contract f64[4,21] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7308,7 +7270,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2389 = reduce_sum f64[21] -> v12
+  // %2427 = reduce_sum f64[21] -> v12
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7325,14 +7287,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %2390 = add f64[21] -> v27
+  // %2428 = add f64[21] -> v25
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v20[i0 * L + l] + v12[i0 * L + l];
+      v25[i0 * L + l] = v21[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %2411 = contract f64[4,21] -> v31
+  // %2449 = contract f64[4,21] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7346,13 +7308,13 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7370,7 +7332,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7378,7 +7340,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2394 = contract f64[4] -> v6
+  // %2432 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7389,10 +7351,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v15[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7402,7 +7364,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v6[2 * L + l] = acc2_v[l];
     v6[3 * L + l] = acc3_v[l];
   }
-  // %2397 = contract f64[4,20] -> v12
+  // %2435 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7416,13 +7378,13 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7434,17 +7396,17 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2398 = add f64[4,20] -> v16
+  // %2436 = add f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] =
-            (v18[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v12[(i0 * 20 + i1) * L + l];
+        v15[(i0 * 20 + i1) * L + l] =
+            (v13[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v12[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2403 = contract f64[4,20] -> v12
+  // %2441 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7458,13 +7420,13 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7476,7 +7438,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2400 = contract f64[4] -> v6
+  // %2438 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7487,10 +7449,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v30[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v30[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v30[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v30[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v30[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v30[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v30[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v30[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7500,18 +7462,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v6[2 * L + l] = acc2_v[l];
     v6[3 * L + l] = acc3_v[l];
   }
-  // %2405 = sub f64[4,20] -> v18
+  // %2443 = sub f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] =
-            (v16[(i0 * 20 + i1) * L + l] * v14[i0 * L + l]) -
-            (v12[(i0 * 20 + i1) * L + l] + (v11[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * T(h))));
+        v13[(i0 * 20 + i1) * L + l] =
+            (v15[(i0 * 20 + i1) * L + l] * v14[i0 * L + l]) -
+            (v12[(i0 * 20 + i1) * L + l] + (v10[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * T(h))));
       }
     }
   }
-  // %2406 = contract f64[4] -> v6
+  // %2444 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7522,10 +7484,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v13[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7535,17 +7497,17 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v6[2 * L + l] = acc2_v[l];
     v6[3 * L + l] = acc3_v[l];
   }
-  // %2409 = mul f64[4,20] -> v11
+  // %2447 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] =
-            (v18[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v19[(i0 * 20 + i1) * L + l];
+        v10[(i0 * 20 + i1) * L + l] =
+            (v13[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v19[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2410 = contract f64[4,21] -> v32
+  // %2448 = contract f64[4,21] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7559,13 +7521,13 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v10[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7583,7 +7545,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7591,7 +7553,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2413 = reduce_sum f64[21] -> v12
+  // %2451 = reduce_sum f64[21] -> v12
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7608,7 +7570,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %2414 = contract f64[4] -> v6
+  // %2452 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7619,10 +7581,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v15[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7632,14 +7594,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v6[2 * L + l] = acc2_v[l];
     v6[3 * L + l] = acc3_v[l];
   }
-  // %2415 = mul f64[4] -> v7
+  // %2453 = mul f64[4] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * v6[i0 * L + l];
     }
   }
-  // %2416 = contract f64[21] -> v16
+  // %2454 = contract f64[21] -> v13
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7659,10 +7621,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7677,60 +7639,74 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[20 * L + l] = acc0_v[l];
+    v13[20 * L + l] = acc0_v[l];
   }
-  // %2418 = mul f64[21] -> v18
+  // %2455 = add f64[21] -> v15
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (v12[i0 * L + l] + v16[i0 * L + l]) * 0.16666667f;
+      v15[i0 * L + l] = v12[i0 * L + l] + v13[i0 * L + l];
     }
   }
-  // %2421 = mul f64[21] -> adj.ln.gain
+  // %2459 = mul f64[21] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v2[i0 * L + l] * v23[i0 * L + l])) -
-                    ((v0[i0 * L + l] * v25[i0 * L + l]) * 0.16666667f)) -
-                   ((v2[i0 * L + l] * v27[i0 * L + l]) * 0.33333334f)) -
-                  (v18[i0 * L + l] * v4[i0 * L + l])) *
+        sum[l] = ((((-(v0[i0 * L + l] * (v24[i0 * L + l] * 0.33333334f))) -
+                    ((v2[i0 * L + l] * v27[i0 * L + l]) * 0.16666667f)) -
+                   ((v0[i0 * L + l] * v25[i0 * L + l]) * 0.33333334f)) -
+                  ((v15[i0 * L + l] * 0.16666667f) * v4[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2428 = mul f64[21] -> adj.ln.bias
+  // %2585 = mul f64[21] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v23[i0 * L + l]) - (v25[i0 * L + l] * 0.16666667f)) -
-                          (v27[i0 * L + l] * 0.33333334f)) -
-                         v18[i0 * L + l]);
+        sum[l] = ((-((v24[i0 * L + l] + v25[i0 * L + l]) * 0.33333334f)) -
+                  ((v15[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2437 = sub f64[4,21] -> adj.Wb
+  // %2586 = add f64[4] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] =
+          (v8[i0 * L + l] * (T(h) * 0.33333334f)) + (v29[i0 * L + l] * (T(h) * 0.33333334f));
+    }
+  }
+  // %2589 = sub f64[4,21] -> adj.Wb
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v1[i1 * L + l] * (v13[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                     (v3[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                    (v3[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.33333334f)))) -
+          sum[l] = ((-(v3[i1 * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    (v1[i1 * L + l] * v6[i0 * L + l])) -
                    ((v7[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2520 = sub f64[4,20,21] -> adj.Wk
+  // %2590 = add f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v11[i0 * L + l] + v23[i0 * L + l];
+    }
+  }
+  // %2594 = sub f64[4,20,21] -> adj.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -7738,17 +7714,16 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v10[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v21[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v22[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v11[(i0 * 20 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v12[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v22[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v10[(i0 * 20 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2523 = sub f64[4,20,21] -> adj.Wv
+  // %2598 = sub f64[4,20,21] -> adj.Wv
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -7756,43 +7731,42 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v24[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v26[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v15[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v17[(i0 * 20 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v17[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v26[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v16[(i0 * 20 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2013 = broadcast f64[4,20,21] -> adj.Wq
+  // %2051 = broadcast f64[4,20,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 1680; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2014 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2052 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2015 = broadcast f64[320,80] -> adj.ff.up.weight
+  // %2053 = broadcast f64[320,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2016 = broadcast f64[320] -> adj.ff.up.bias
+  // %2054 = broadcast f64[320] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2017 = broadcast f64[80,320] -> adj.ff.down.weight
+  // %2055 = broadcast f64[80,320] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2018 = broadcast f64[10,80] -> adj.out.weight
+  // %2056 = broadcast f64[10,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 800; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2019 = broadcast f64[10] -> adj.out.bias
+  // %2057 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -9338,7 +9312,7 @@ const plastic_model kModel = {
             .field_vjp = 22784,
             .adjoint_field = 45568,
             .step = 28800,
-            .step_vjp = 67456,
+            .step_vjp = 70016,
             .adjoint_step = 59520,
             .output = 29568,
             .output_vjp = 61120,

@@ -121,7 +121,7 @@ enum { fwp_delta_xprime_cde_step_lanes = 8, fwp_delta_xprime_cde_step_scratch_by
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[57736] = 57736 floats
  *   u_stages_bar: varying[84] = 672 floats, may be NULL
- *   scratch: scratch arena, 67456 bytes, 64-byte aligned
+ *   scratch: scratch arena, 70016 bytes, 64-byte aligned
  */
 void fwp_delta_xprime_cde_step_vjp(const void* ctx, double t, double h, const void* z0,
                                    const void* theta, const void* u_stages, const void* z1_bar,
@@ -129,7 +129,7 @@ void fwp_delta_xprime_cde_step_vjp(const void* ctx, double t, double h, const vo
                                    void* scratch);
 enum {
   fwp_delta_xprime_cde_step_vjp_lanes = 8,
-  fwp_delta_xprime_cde_step_vjp_scratch_bytes = 67456
+  fwp_delta_xprime_cde_step_vjp_scratch_bytes = 70016
 };
 
 /* fwp_delta_xprime_cde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.

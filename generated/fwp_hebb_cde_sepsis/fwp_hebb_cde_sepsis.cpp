@@ -2408,13 +2408,13 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11776);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12800);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7744);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8768);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14272);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14528);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14784);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2433,7 +2433,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis.field.step.rk4: 64 nodes
-  // %557 = layernorm f64[69] -> v0
+  // %539 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2441,7 +2441,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 414) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 138) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -2453,7 +2453,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e12 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        const T e12 = u_stages[(i0 + 138) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e12 * e12);
       }
     }
@@ -2466,17 +2466,17 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %559 = add f64[69] -> v1
+  // %541 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %516 = layernorm f64[69] -> v0
+  // %518 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2512,14 +2512,80 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %518 = add f64[69] -> v2
+  // %520 = add f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %537 = layernorm f64[69] -> v0
+  // %549 = contract f64[8,4] -> v0
+  // %528 = contract f64[8,4] -> v3
+  // %569 = contract f64[8,4] -> v4
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc4_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v4[(i0 * 4) * L + l] = acc8_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %796 = mul f64[8,4] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = vm::tanh(v0[i0 * L + l]) * 2.0f;
+    }
+  }
+  // %570 = tanh f64[8,4] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+    }
+  }
+  // %559 = layernorm f64[69] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2527,7 +2593,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 138) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 414) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -2539,8 +2605,8 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e74 * e74);
+        const T e152 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e152 * e152);
       }
     }
   }
@@ -2552,19 +2618,19 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+      v6[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %539 = add f64[69] -> v3
+  // %561 = add f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+      v7[i0 * L + l] = ln_bias[i0] + (v6[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %563 = contract f64[8] -> v0
-  // %522 = contract f64[8] -> v4
-  // %543 = contract f64[8] -> v5
+  // %545 = contract f64[8] -> v4
+  // %524 = contract f64[8] -> v6
+  // %565 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2586,51 +2652,60 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v7[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v7[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v7[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v7[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v4[(i0 * 4) * L + l] = acc4_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v5[(i0 * 4) * L + l] = acc8_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc4_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %780 = contract f64[8] -> v6
+  // %771 = contract f64[8] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
+      v9[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %775 = contract f64[8] -> v0
+  // %777 = contract f64[8] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
+      v4[i0 * L + l] = sigmoid(v6[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %561 = contract f64[8,4] -> v7
-  // %520 = contract f64[8,4] -> v8
-  // %541 = contract f64[8,4] -> v9
+  // %778 = contract f64[8,4] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 4 + i1) * L + l] = vm::tanh(v3[(i0 * 4 + i1) * L + l]) * v4[i0 * L + l];
+      }
+    }
+  }
+  // %543 = contract f64[8,4] -> v3
+  // %522 = contract f64[8,4] -> v4
+  // %563 = contract f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2652,35 +2727,35 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v7[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v7[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v7[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v7[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v8[(i0 * 4) * L + l] = acc4_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v9[(i0 * 4) * L + l] = acc8_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v10[(i0 * 4) * L + l] = acc8_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %562 = softmax f64[8,4] -> v1
+  // %544 = softmax f64[8,4] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2690,7 +2765,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v3[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2701,27 +2776,27 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v2[i1 * L + l] = vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v1[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %781 = contract f64[8,4] -> v7
+  // %772 = contract f64[8,4] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v3[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %521 = softmax f64[8,4] -> v1
+  // %523 = softmax f64[8,4] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2731,7 +2806,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v8[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v4[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2742,18 +2817,18 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v9[i1 * L + l] = vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v1[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %542 = softmax f64[8,4] -> v8
+  // %564 = softmax f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2763,7 +2838,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2774,118 +2849,43 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v9[i1 * L + l] = vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %769 = contract f64[8] -> v4
+  // %782 = contract f64[8] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.33333334f);
+      v9[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %770 = contract f64[8,4] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %567 = contract f64[8,4] -> v8
-  // %526 = contract f64[8,4] -> v2
-  // %547 = contract f64[8,4] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v2[(i0 * 4) * L + l] = acc4_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v3[(i0 * 4) * L + l] = acc8_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %568 = tanh f64[8,4] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
-    }
-  }
-  // %776 = contract f64[8,4] -> v8
+  // %783 = contract f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = vm::tanh(v2[(i0 * 4 + i1) * L + l]) * v0[i0 * L + l];
+        v10[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %548 = tanh f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
-    }
-  }
-  // %792 = add f64[8,4,4] -> W
+  // %800 = add f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              ((v10[(i0 * 4 + i2) * L + l] * v7[(i0 * 4 + i1) * L + l]) +
-               ((v8[(i0 * 4 + i2) * L + l] * v1[(i0 * 4 + i1) * L + l]) +
-                ((v9[(i0 * 4 + i1) * L + l] * v0[(i0 * 4 + i2) * L + l]) * 2.0f))) +
+              (((v3[(i0 * 4 + i1) * L + l] * v5[(i0 * 4 + i2) * L + l]) +
+                (v6[(i0 * 4 + i2) * L + l] * v1[(i0 * 4 + i1) * L + l])) +
+               (v0[(i0 * 4 + i2) * L + l] * v10[(i0 * 4 + i1) * L + l])) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -2966,7 +2966,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_cde_sepsis.field.step.rk4.vjp: 201 nodes
-  // %557 = layernorm f64[69] -> v0
+  // %559 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3002,14 +3002,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %559 = add f64[69] -> v1
+  // %561 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %516 = layernorm f64[69] -> v2
+  // %518 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3045,14 +3045,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %518 = add f64[69] -> v3
+  // %520 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %537 = layernorm f64[69] -> v4
+  // %539 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3088,16 +3088,16 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v4[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %539 = add f64[69] -> v5
+  // %541 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %563 = contract f64[8] -> v6
-  // %522 = contract f64[8] -> v7
-  // %543 = contract f64[8] -> v8
+  // %565 = contract f64[8] -> v6
+  // %524 = contract f64[8] -> v7
+  // %545 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3147,23 +3147,23 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %564 = sigmoid f64[8] -> v9
+  // %566 = sigmoid f64[8] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %523 = sigmoid f64[8] -> v6
+  // %525 = sigmoid f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %561 = contract f64[8,4] -> v10
-  // %520 = contract f64[8,4] -> v11
-  // %541 = contract f64[8,4] -> v12
+  // %563 = contract f64[8,4] -> v10
+  // %522 = contract f64[8,4] -> v11
+  // %543 = contract f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3213,7 +3213,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %562 = softmax f64[8,4] -> v13
+  // %564 = softmax f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3245,7 +3245,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %521 = softmax f64[8,4] -> v10
+  // %523 = softmax f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3277,7 +3277,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %542 = softmax f64[8,4] -> v11
+  // %544 = softmax f64[8,4] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3309,9 +3309,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %567 = contract f64[8,4] -> v12
-  // %526 = contract f64[8,4] -> v14
-  // %547 = contract f64[8,4] -> v15
+  // %569 = contract f64[8,4] -> v12
+  // %528 = contract f64[8,4] -> v14
+  // %549 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3361,30 +3361,30 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %568 = tanh f64[8,4] -> v16
+  // %570 = tanh f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %527 = tanh f64[8,4] -> v12
+  // %529 = tanh f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %548 = tanh f64[8,4] -> v14
+  // %550 = tanh f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %1019 = contract f64[8,4] -> v15
-  // %1007 = contract f64[8,4] -> v17
-  // %879 = contract f64[8,4] -> v18
+  // %1028 = contract f64[8,4] -> v15
+  // %1016 = contract f64[8,4] -> v17
+  // %888 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3446,7 +3446,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1020 = contract f64[8,4] -> v19
+  // %1029 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3455,8 +3455,8 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1021 = contract f64[8] -> v7
-  // %1026 = contract f64[8] -> v20
+  // %1030 = contract f64[8] -> v7
+  // %1035 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3500,7 +3500,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1024 = mul f64[8,4] -> v15
+  // %1033 = mul f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3510,14 +3510,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1027 = mul f64[8] -> v7
+  // %1036 = mul f64[8] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v20[i0 * L + l];
     }
   }
-  // %1011 = contract f64[8,4] -> v19
+  // %1020 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3526,7 +3526,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1012 = contract f64[8] -> v20
+  // %1021 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3555,7 +3555,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1015 = mul f64[8,4] -> v21
+  // %1024 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3565,7 +3565,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1008 = contract f64[8] -> v20
+  // %1017 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3594,21 +3594,21 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1009 = mul f64[8] -> v17
+  // %1018 = mul f64[8] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v20[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
     }
   }
-  // %544 = sigmoid f64[8] -> v20
+  // %546 = sigmoid f64[8] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %1035 = contract f64[8,4] -> v19
+  // %1044 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3617,7 +3617,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1036 = contract f64[8] -> v8
+  // %1045 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3646,7 +3646,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1039 = mul f64[8,4] -> v22
+  // %1048 = mul f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3656,9 +3656,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1025 = contract f64[69] -> v23
-  // %1016 = contract f64[69] -> v24
-  // %1040 = contract f64[69] -> v25
+  // %1034 = contract f64[69] -> v23
+  // %1025 = contract f64[69] -> v24
+  // %1049 = contract f64[69] -> v25
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3744,7 +3744,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     v24[68 * L + l] = acc1_v[l];
     v25[68 * L + l] = acc2_v[l];
   }
-  // %1032 = contract f64[8] -> v8
+  // %1041 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3773,16 +3773,16 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1033 = mul f64[8] -> v18
+  // %1042 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = (v20[i0 * L + l] * (1.0f - v20[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1028 = contract f64[69] -> v26
-  // %1010 = contract f64[69] -> v27
-  // %1034 = contract f64[69] -> v28
+  // %1037 = contract f64[69] -> v26
+  // %1019 = contract f64[69] -> v27
+  // %1043 = contract f64[69] -> v28
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3852,28 +3852,28 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     v27[68 * L + l] = acc1_v[l];
     v28[68 * L + l] = acc2_v[l];
   }
-  // %1029 = add f64[69] -> v29
+  // %1038 = add f64[69] -> v29
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v23[i0 * L + l] + v26[i0 * L + l];
     }
   }
-  // %1017 = add f64[69] -> v23
+  // %1026 = add f64[69] -> v23
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v24[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %1041 = add f64[69] -> v24
+  // %1050 = add f64[69] -> v24
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1043 = add f64[69] -> d.ln.gain
+  // %1052 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -3885,7 +3885,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1045 = add f64[69] -> d.ln.bias
+  // %1054 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -3896,7 +3896,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1050 = add f64[8,69] -> d.Wb
+  // %1059 = add f64[8,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -3910,7 +3910,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1055 = add f64[8,4,69] -> d.Wk
+  // %1064 = add f64[8,4,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -3927,7 +3927,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %565 = contract f64[8,4] -> v15
+  // %567 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3936,7 +3936,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %524 = contract f64[8,4] -> v13
+  // %526 = contract f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3945,7 +3945,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %545 = contract f64[8,4] -> v10
+  // %547 = contract f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3954,9 +3954,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %904 = contract f64[8,4] -> v11
-  // %898 = contract f64[8,4] -> v17
-  // %912 = contract f64[8,4] -> v18
+  // %913 = contract f64[8,4] -> v11
+  // %907 = contract f64[8,4] -> v17
+  // %921 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4018,28 +4018,28 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1058 = mul f64[8,4] -> v10
+  // %1067 = mul f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v11[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
     }
   }
-  // %1056 = mul f64[8,4] -> v11
+  // %1065 = mul f64[8,4] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v17[i0 * L + l];
     }
   }
-  // %1061 = mul f64[8,4] -> v12
+  // %1070 = mul f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v18[i0 * L + l];
     }
   }
-  // %1063 = add f64[8,4,69] -> d.Wv
+  // %1072 = add f64[8,4,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4064,14 +4064,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   if (u_stages_bar) {
-    // %1064 = mul f64[69] -> v1
+    // %1073 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1065 = reduce_sum f64[] -> v6
+    // %1074 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4086,7 +4086,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1069 = contract f64[] -> v7
+    // %1078 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4101,7 +4101,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %655 = reduce_sum f64[] -> v8
+    // %657 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4116,7 +4116,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %660 = reduce_sum f64[] -> v9
+    // %662 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4131,12 +4131,12 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %664 = reciprocal f64[] -> v8
+    // %666 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1074 = mul f64[69] -> d.x@0
+    // %1083 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4145,7 +4145,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
                                     v8[l];
       }
     }
-    // %1075 = contract f64[69] -> d.dx@0
+    // %1084 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4193,14 +4193,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %1076 = mul f64[69] -> v1
+    // %1085 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v24[i0 * L + l];
       }
     }
-    // %1077 = reduce_sum f64[] -> v6
+    // %1086 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4215,7 +4215,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1081 = contract f64[] -> v7
+    // %1090 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4230,7 +4230,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %716 = reduce_sum f64[] -> v8
+    // %718 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4245,7 +4245,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %721 = reduce_sum f64[] -> v9
+    // %723 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4260,12 +4260,12 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %725 = reciprocal f64[] -> v8
+    // %727 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1086 = mul f64[69] -> d.x@1
+    // %1095 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4274,7 +4274,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
                                             v8[l];
       }
     }
-    // %1087 = contract f64[69] -> d.dx@1
+    // %1096 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4322,14 +4322,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[275 * L + l] += acc0_v[l];
     }
-    // %1088 = mul f64[69] -> v1
+    // %1097 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v29[i0 * L + l];
       }
     }
-    // %1089 = reduce_sum f64[] -> v6
+    // %1098 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4344,7 +4344,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1093 = contract f64[] -> v7
+    // %1102 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4359,7 +4359,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %602 = reduce_sum f64[] -> v8
+    // %604 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4374,7 +4374,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %607 = reduce_sum f64[] -> v9
+    // %609 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4389,12 +4389,12 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %611 = reciprocal f64[] -> v8
+    // %613 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1098 = mul f64[69] -> d.x@2
+    // %1107 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4403,7 +4403,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
                                             v8[l];
       }
     }
-    // %1099 = contract f64[69] -> d.dx@2
+    // %1108 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4498,11 +4498,11 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15296);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17792);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18304);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14080);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16320);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18816);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19072);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
   T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20352);
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21376);
@@ -4520,8 +4520,6 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38528);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40768);
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45248);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62912);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4543,8 +4541,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i = 0; i < 5106; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_cde_sepsis.field.adjoint.step.rk4: 180 nodes
-  // %557 = layernorm f64[69] -> v0
+  // fwp_hebb_cde_sepsis.field.adjoint.step.rk4: 178 nodes
+  // %518 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4552,7 +4550,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 414) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -4564,7 +4562,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e13 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        const T e13 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e13 * e13);
       }
     }
@@ -4577,17 +4575,17 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %559 = add f64[69] -> v1
+  // %520 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %537 = layernorm f64[69] -> v2
+  // %539 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4623,16 +4621,16 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v2[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %539 = add f64[69] -> v3
+  // %541 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %567 = contract f64[8,4] -> v4
-  // %547 = contract f64[8,4] -> v5
-  // %526 = contract f64[8,4] -> v6
+  // %528 = contract f64[8,4] -> v4
+  // %549 = contract f64[8,4] -> v5
+  // %569 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4652,18 +4650,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4682,28 +4680,35 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %568 = tanh f64[8,4] -> v7
+  // %529 = tanh f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
     }
   }
-  // %548 = tanh f64[8,4] -> v4
+  // %550 = tanh f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
     }
   }
-  // %527 = tanh f64[8,4] -> v5
+  // %796 = mul f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+      v5[i0 * L + l] = v4[i0 * L + l] * 2.0f;
     }
   }
-  // %516 = layernorm f64[69] -> v8
+  // %570 = tanh f64[8,4] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+    }
+  }
+  // %559 = layernorm f64[69] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4711,7 +4716,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 414) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -4723,8 +4728,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e153 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e153 * e153);
+        const T e156 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e156 * e156);
       }
     }
   }
@@ -4736,19 +4741,19 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v9[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %518 = add f64[69] -> v9
+  // %561 = add f64[69] -> v10
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v8[i0 * L + l]);
+      v10[i0 * L + l] = ln_bias[i0] + (v9[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %563 = contract f64[8] -> v6
-  // %543 = contract f64[8] -> v10
-  // %522 = contract f64[8] -> v11
+  // %524 = contract f64[8] -> v6
+  // %545 = contract f64[8] -> v11
+  // %565 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4770,16 +4775,16 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v10[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v9[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v10[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v9[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v10[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v9[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v10[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4788,33 +4793,33 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v10[(i0 * 4) * L + l] = acc4_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v11[(i0 * 4) * L + l] = acc8_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v11[(i0 * 4) * L + l] = acc4_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 4) * L + l] = acc8_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %564 = sigmoid f64[8] -> v12
+  // %525 = sigmoid f64[8] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+      v13[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %544 = sigmoid f64[8] -> v6
+  // %546 = sigmoid f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %561 = contract f64[8,4] -> v13
-  // %541 = contract f64[8,4] -> v14
-  // %520 = contract f64[8,4] -> v15
+  // %522 = contract f64[8,4] -> v14
+  // %543 = contract f64[8,4] -> v15
+  // %563 = contract f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4836,76 +4841,35 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v10[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v9[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v10[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v9[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v10[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v9[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v10[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v14[(i0 * 4) * L + l] = acc4_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v15[(i0 * 4) * L + l] = acc8_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 4) * L + l] = acc8_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %562 = softmax f64[8,4] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %565 = contract f64[8,4] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %542 = softmax f64[8,4] -> v17
+  // %523 = softmax f64[8,4] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4926,27 +4890,27 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v11[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %545 = contract f64[8,4] -> v14
+  // %526 = contract f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
       }
     }
   }
-  // %521 = softmax f64[8,4] -> v18
+  // %544 = softmax f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4967,58 +4931,97 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v11[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %523 = sigmoid f64[8] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
-    }
-  }
-  // %524 = contract f64[8,4] -> v15
+  // %547 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+        v15[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1691 = add f64[8,4,4] -> W
+  // %564 = softmax f64[8,4] -> v19
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v16[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[i1 * L + l] = vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %566 = sigmoid f64[8] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+    }
+  }
+  // %567 = contract f64[8,4] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %1730 = add f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              (((v7[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v13[(i0 * 4 + i1) * L + l]) +
-               ((((v14[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v4[(i0 * 4 + i2) * L + l]) *
-                 2.0f) +
-                ((v5[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                 v15[(i0 * 4 + i1) * L + l]))) +
+              ((((v7[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v14[(i0 * 4 + i1) * L + l]) +
+                ((v15[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v5[(i0 * 4 + i2) * L + l])) +
+               ((v8[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v16[(i0 * 4 + i1) * L + l])) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
     }
   }
-  // %1350 = add f64[8,4,4] -> a.W
+  // %1359 = add f64[8,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1189 = contract f64[8,4] -> v19
+  // %1198 = contract f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5030,30 +5033,30 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1190 = contract f64[8,4] -> v20
+  // %1199 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+        v20[(i0 * 4 + i1) * L + l] = v5[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
       }
     }
   }
-  // %1451 = contract f64[8] -> v11
+  // %1460 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5065,34 +5068,34 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1620 = mul f64[8,4] -> v21
+  // %1629 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v21[(i0 * 4 + i1) * L + l] =
-            (v20[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
+            (v20[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1198 = contract f64[8] -> v11
+  // %1207 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5104,32 +5107,32 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1199 = mul f64[8] -> v18
+  // %1208 = mul f64[8] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v11[i0 * L + l];
+      v5[i0 * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v12[i0 * L + l];
     }
   }
-  // %1351 = contract f64[8,4] -> v19
-  // %1368 = contract f64[8,4] -> v20
+  // %1360 = contract f64[8,4] -> v17
+  // %1377 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5146,37 +5149,37 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v4[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v8[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 4 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc7_v[l]);
+        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v20[(i0 * 4) * L + l] = acc4_v[l];
       v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1352 = contract f64[8,4] -> v22
+  // %1361 = contract f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v22[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1468 = contract f64[8] -> v10
+  // %1477 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5188,34 +5191,34 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1627 = mul f64[8,4] -> v23
+  // %1636 = mul f64[8,4] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 4 + i1) * L + l] =
-            (v22[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
+            (v22[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1360 = contract f64[8] -> v10
+  // %1369 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5227,41 +5230,41 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1361 = mul f64[8] -> v11
+  // %1370 = mul f64[8] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v10[i0 * L + l];
+      v13[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v12[i0 * L + l];
     }
   }
-  // %1369 = contract f64[8,4] -> v6
+  // %1378 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
+        v6[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %1486 = contract f64[8] -> v10
-  // %1377 = contract f64[8] -> v17
+  // %1495 = contract f64[8] -> v12
+  // %1386 = contract f64[8] -> v17
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5277,47 +5280,47 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v17[(i0 * 4) * L + l] = acc4_v[l];
       v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1635 = mul f64[8,4] -> v19
+  // %1644 = mul f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] =
-            (v6[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v16[(i0 * 4 + i1) * L + l];
+        v18[(i0 * 4 + i1) * L + l] =
+            (v6[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1621 = contract f64[69] -> v24
-  // %1628 = contract f64[69] -> v25
-  // %1636 = contract f64[69] -> v26
+  // %1630 = contract f64[69] -> v24
+  // %1637 = contract f64[69] -> v25
+  // %1645 = contract f64[69] -> v26
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5343,25 +5346,25 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
           acc4_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v23[(i1 * 4 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v19[(i1 * 4 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v18[(i1 * 4 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v21[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v23[(i1 * 4 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v19[(i1 * 4 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v18[(i1 * 4 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v21[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v23[(i1 * 4 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v19[(i1 * 4 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v18[(i1 * 4 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v21[(i1 * 4 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v23[(i1 * 4 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v19[(i1 * 4 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v18[(i1 * 4 + i2) * L + l], acc11_v[l]);
         }
       }
     }
@@ -5393,7 +5396,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v21[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v23[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v19[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v18[(i0 * 4 + i1) * L + l], acc2_v[l]);
       }
     }
   }
@@ -5403,16 +5406,16 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     v25[68 * L + l] = acc1_v[l];
     v26[68 * L + l] = acc2_v[l];
   }
-  // %1378 = mul f64[8] -> v10
+  // %1387 = mul f64[8] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v17[i0 * L + l];
+      v12[i0 * L + l] = ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1200 = contract f64[69] -> v27
-  // %1362 = contract f64[69] -> v28
-  // %1379 = contract f64[69] -> v29
+  // %1209 = contract f64[69] -> v27
+  // %1371 = contract f64[69] -> v28
+  // %1388 = contract f64[69] -> v29
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5432,18 +5435,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v11[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v10[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v11[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v10[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v11[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v10[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v11[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v10[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v5[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v12[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v12[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v12[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v12[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5471,9 +5474,9 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v11[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v10[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v12[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -5482,104 +5485,77 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     v28[68 * L + l] = acc1_v[l];
     v29[68 * L + l] = acc2_v[l];
   }
-  // %1623 = mul f64[69] -> v30
+  // %1631 = add f64[69] -> v30
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = (v24[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f;
+      v30[i0 * L + l] = v24[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %1629 = add f64[69] -> v24
+  // %1638 = add f64[69] -> v24
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1631 = mul f64[69] -> v25
+  // %1646 = add f64[69] -> v25
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (v2[i0 * L + l] * v24[i0 * L + l]) * 0.33333334f;
+      v25[i0 * L + l] = v26[i0 * L + l] + v29[i0 * L + l];
     }
   }
-  // %1637 = add f64[69] -> v2
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v26[i0 * L + l] + v29[i0 * L + l];
-    }
-  }
-  // %1641 = mul f64[69] -> adj.ln.gain
+  // %1705 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * ((((-(v30[i0 * L + l] * v8[i0 * L + l])) - v25[i0 * L + l]) - v25[i0 * L + l]) -
-                    ((v0[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f));
+        sum[l] = (((-((v30[i0 * L + l] * 0.16666667f) * v0[i0 * L + l])) -
+                   ((v2[i0 * L + l] * v24[i0 * L + l]) * 0.6666667f)) -
+                  ((v9[i0 * L + l] * v25[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1642 = mul f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %1648 = mul f64[69] -> adj.ln.bias
+  // %1713 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v0[i0 * L + l]) - v30[i0 * L + l]) - v0[i0 * L + l]) -
-                         (v2[i0 * L + l] * 0.16666667f));
+        sum[l] = ((-(v24[i0 * L + l] * 0.6666667f)) -
+                  ((v30[i0 * L + l] + v25[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1516 = contract f64[8,69] -> v31
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 69 + i1) * L + l] = (v11[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l];
-      }
+  // %1732 = mul f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v3[i0 * L + l] * 2.0f;
     }
   }
-  // %1525 = sub f64[8,69] -> adj.Wb
+  // %1736 = sub f64[8,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-v31[(i0 * 69 + i1) * L + l]) -
-                     (v9[i1 * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                    v31[(i0 * 69 + i1) * L + l]) -
-                   (v1[i1 * L + l] * (v10[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = ((-((v13[i0 * L + l] * (T(h) * 0.33333334f)) * v0[i1 * L + l])) -
+                    (v1[i1 * L + l] * (v5[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                   (v10[i1 * L + l] * (v12[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1653 = contract f64[8,4,69] -> v32
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v32[(i0 * 276 + i1 * 69 + i2) * L + l] =
-              (v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v3[i2 * L + l];
-        }
-      }
-    }
-  }
-  // %1658 = sub f64[8,4,69] -> adj.Wk
+  // %1739 = sub f64[8,4,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5587,17 +5563,23 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-((v21[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v9[i2 * L + l])) -
-                       v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                      v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                     ((v19[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v1[i2 * L + l]);
+            sum[l] = ((-((v21[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v1[i2 * L + l])) -
+                      ((v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v0[i2 * L + l])) -
+                     ((v18[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v10[i2 * L + l]);
           }
           dtheta_Wk[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1209 = contract f64[8,4] -> v6
+  // %1740 = mul f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = u_stages[(i0 + 207) * L + l] * 2.0f;
+    }
+  }
+  // %1218 = contract f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5609,36 +5591,36 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1608 = contract f64[8,4] -> v15
+  // %1617 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] =
-            v6[(i0 * 4 + i1) * L + l] *
-            ((1.0f - square(v5[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
+        v6[(i0 * 4 + i1) * L + l] =
+            v5[(i0 * 4 + i1) * L + l] *
+            ((1.0f - square(v7[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1409 = contract f64[8,4] -> v5
-  // %1613 = contract f64[8,4] -> v6
+  // %1418 = contract f64[8,4] -> v5
+  // %1622 = contract f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5654,20 +5636,20 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v16[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v13[(i0 * 4 + i1) * L + l], acc5_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v16[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v13[(i0 * 4 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v16[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v13[(i0 * 4 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v16[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5676,46 +5658,34 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v6[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-      v6[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-      v6[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-      v6[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1604 = contract f64[8,4] -> v13
+  // %1613 = contract f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 4 + i1) * L + l] =
+        v14[(i0 * 4 + i1) * L + l] =
             ((1.0f - square(v4[(i0 * 4 + i1) * L + l])) * (T(h) * 0.33333334f)) *
             v5[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1605 = contract f64[8,4,69] -> v32
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v32[(i0 * 276 + i1 * 69 + i2) * L + l] =
-              v13[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 207) * L + l];
-        }
-      }
-    }
-  }
-  // %1614 = contract f64[8,4] -> v4
+  // %1623 = contract f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4[(i0 * 4 + i1) * L + l] =
-            v6[(i0 * 4 + i1) * L + l] * (1.0f - square(v7[(i0 * 4 + i1) * L + l]));
+            v7[(i0 * 4 + i1) * L + l] * (1.0f - square(v8[(i0 * 4 + i1) * L + l]));
       }
     }
   }
-  // %1617 = sub f64[8,4,69] -> adj.Wv
+  // %1744 = sub f64[8,4,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5723,9 +5693,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                       (v15[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
-                      v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+            sum[l] = ((-(v14[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
+                      (v6[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
                      (v4[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 483) * L + l]);
           }
           dtheta_Wv[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -5733,33 +5702,33 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %1422 = broadcast f64[8,4,69] -> adj.Wq
+  // %1431 = broadcast f64[8,4,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1423 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1432 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1424 = broadcast f64[256,32] -> adj.ff.up.weight
+  // %1433 = broadcast f64[256,32] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1425 = broadcast f64[256] -> adj.ff.up.bias
+  // %1434 = broadcast f64[256] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1426 = broadcast f64[32,256] -> adj.ff.down.weight
+  // %1435 = broadcast f64[32,256] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1427 = broadcast f64[1,32] -> adj.out.weight
+  // %1436 = broadcast f64[1,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1428 = broadcast f64[1] -> adj.out.bias
+  // %1437 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -6964,12 +6933,11 @@ extern "C" void fwp_hebb_cde_sepsis_loss_vjp(const void* /*ctx*/, const void* y_
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_hebb_cde_sepsis.loss.vjp: 8 nodes
-  // %504 = sub f64[1] -> d.logit
-  // fwp_hebb_cde_sepsis.ode:53: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_hebb_cde_sepsis.loss.vjp: 7 nodes
+  // %510 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -7197,9 +7165,9 @@ const plastic_model kModel = {
             .field = 5632,
             .field_vjp = 16192,
             .adjoint_field = 33280,
-            .step = 13824,
+            .step = 15808,
             .step_vjp = 42688,
-            .adjoint_step = 133568,
+            .adjoint_step = 45248,
             .output = 22016,
             .output_vjp = 48000,
             .loss = 0,

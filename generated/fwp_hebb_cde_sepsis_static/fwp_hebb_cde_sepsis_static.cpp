@@ -3067,13 +3067,13 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11776);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12800);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7744);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8768);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14272);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14528);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14784);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3092,7 +3092,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis_static.field.step.rk4: 64 nodes
-  // %660 = layernorm f64[69] -> v0
+  // %642 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3100,7 +3100,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 435) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 145) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3112,7 +3112,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e12 = u_stages[(i0 + 435) * L + l] - mean_v[l];
+        const T e12 = u_stages[(i0 + 145) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e12 * e12);
       }
     }
@@ -3125,17 +3125,17 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %662 = add f64[69] -> v1
+  // %644 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %619 = layernorm f64[69] -> v0
+  // %621 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3171,14 +3171,80 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %621 = add f64[69] -> v2
+  // %623 = add f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %640 = layernorm f64[69] -> v0
+  // %652 = contract f64[8,4] -> v0
+  // %631 = contract f64[8,4] -> v3
+  // %672 = contract f64[8,4] -> v4
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 214) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 504) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 214) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 504) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 214) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 504) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 214) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 504) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc4_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v4[(i0 * 4) * L + l] = acc8_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %899 = mul f64[8,4] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = vm::tanh(v0[i0 * L + l]) * 2.0f;
+    }
+  }
+  // %673 = tanh f64[8,4] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+    }
+  }
+  // %662 = layernorm f64[69] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3186,7 +3252,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 145) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 435) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3198,8 +3264,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[(i0 + 145) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e74 * e74);
+        const T e152 = u_stages[(i0 + 435) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e152 * e152);
       }
     }
   }
@@ -3211,19 +3277,19 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
+      v6[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %642 = add f64[69] -> v3
+  // %664 = add f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+      v7[i0 * L + l] = ln_bias[i0] + (v6[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %666 = contract f64[8] -> v0
-  // %625 = contract f64[8] -> v4
-  // %646 = contract f64[8] -> v5
+  // %648 = contract f64[8] -> v4
+  // %627 = contract f64[8] -> v6
+  // %668 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3245,51 +3311,60 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v7[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v7[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v7[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v7[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v4[(i0 * 4) * L + l] = acc4_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v5[(i0 * 4) * L + l] = acc8_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc4_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %883 = contract f64[8] -> v6
+  // %874 = contract f64[8] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
+      v9[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %878 = contract f64[8] -> v0
+  // %880 = contract f64[8] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
+      v4[i0 * L + l] = sigmoid(v6[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %664 = contract f64[8,4] -> v7
-  // %623 = contract f64[8,4] -> v8
-  // %644 = contract f64[8,4] -> v9
+  // %881 = contract f64[8,4] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 4 + i1) * L + l] = vm::tanh(v3[(i0 * 4 + i1) * L + l]) * v4[i0 * L + l];
+      }
+    }
+  }
+  // %646 = contract f64[8,4] -> v3
+  // %625 = contract f64[8,4] -> v4
+  // %666 = contract f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3311,35 +3386,35 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v7[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v7[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v7[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v7[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v8[(i0 * 4) * L + l] = acc4_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v9[(i0 * 4) * L + l] = acc8_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v10[(i0 * 4) * L + l] = acc8_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %665 = softmax f64[8,4] -> v1
+  // %647 = softmax f64[8,4] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3349,7 +3424,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v3[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3360,27 +3435,27 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v2[i1 * L + l] = vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v1[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %884 = contract f64[8,4] -> v7
+  // %875 = contract f64[8,4] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v3[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %624 = softmax f64[8,4] -> v1
+  // %626 = softmax f64[8,4] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3390,7 +3465,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v8[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v4[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3401,18 +3476,18 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v9[i1 * L + l] = vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v1[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %645 = softmax f64[8,4] -> v8
+  // %667 = softmax f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3422,7 +3497,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3433,118 +3508,43 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v9[i1 * L + l] = vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %872 = contract f64[8] -> v4
+  // %885 = contract f64[8] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.33333334f);
+      v9[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %873 = contract f64[8,4] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %670 = contract f64[8,4] -> v8
-  // %629 = contract f64[8,4] -> v2
-  // %650 = contract f64[8,4] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 504) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 214) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 504) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 214) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 504) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 214) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 504) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 214) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v2[(i0 * 4) * L + l] = acc4_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v3[(i0 * 4) * L + l] = acc8_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %671 = tanh f64[8,4] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
-    }
-  }
-  // %879 = contract f64[8,4] -> v8
+  // %886 = contract f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = vm::tanh(v2[(i0 * 4 + i1) * L + l]) * v0[i0 * L + l];
+        v10[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %651 = tanh f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
-    }
-  }
-  // %895 = add f64[8,4,4] -> W
+  // %903 = add f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              ((v10[(i0 * 4 + i2) * L + l] * v7[(i0 * 4 + i1) * L + l]) +
-               ((v8[(i0 * 4 + i2) * L + l] * v1[(i0 * 4 + i1) * L + l]) +
-                ((v9[(i0 * 4 + i1) * L + l] * v0[(i0 * 4 + i2) * L + l]) * 2.0f))) +
+              (((v3[(i0 * 4 + i1) * L + l] * v5[(i0 * 4 + i2) * L + l]) +
+                (v6[(i0 * 4 + i2) * L + l] * v1[(i0 * 4 + i1) * L + l])) +
+               (v0[(i0 * 4 + i2) * L + l] * v10[(i0 * 4 + i1) * L + l])) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -3626,7 +3626,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_cde_sepsis_static.field.step.rk4.vjp: 201 nodes
-  // %660 = layernorm f64[69] -> v0
+  // %662 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3662,14 +3662,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %662 = add f64[69] -> v1
+  // %664 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %619 = layernorm f64[69] -> v2
+  // %621 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3705,14 +3705,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %621 = add f64[69] -> v3
+  // %623 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %640 = layernorm f64[69] -> v4
+  // %642 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3748,16 +3748,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v4[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %642 = add f64[69] -> v5
+  // %644 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %666 = contract f64[8] -> v6
-  // %625 = contract f64[8] -> v7
-  // %646 = contract f64[8] -> v8
+  // %668 = contract f64[8] -> v6
+  // %627 = contract f64[8] -> v7
+  // %648 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3807,23 +3807,23 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %667 = sigmoid f64[8] -> v9
+  // %669 = sigmoid f64[8] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %626 = sigmoid f64[8] -> v6
+  // %628 = sigmoid f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %664 = contract f64[8,4] -> v10
-  // %623 = contract f64[8,4] -> v11
-  // %644 = contract f64[8,4] -> v12
+  // %666 = contract f64[8,4] -> v10
+  // %625 = contract f64[8,4] -> v11
+  // %646 = contract f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3873,7 +3873,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %665 = softmax f64[8,4] -> v13
+  // %667 = softmax f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3905,7 +3905,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %624 = softmax f64[8,4] -> v10
+  // %626 = softmax f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3937,7 +3937,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %645 = softmax f64[8,4] -> v11
+  // %647 = softmax f64[8,4] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3969,9 +3969,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %670 = contract f64[8,4] -> v12
-  // %629 = contract f64[8,4] -> v14
-  // %650 = contract f64[8,4] -> v15
+  // %672 = contract f64[8,4] -> v12
+  // %631 = contract f64[8,4] -> v14
+  // %652 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4021,30 +4021,30 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %671 = tanh f64[8,4] -> v16
+  // %673 = tanh f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %630 = tanh f64[8,4] -> v12
+  // %632 = tanh f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %651 = tanh f64[8,4] -> v14
+  // %653 = tanh f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %1122 = contract f64[8,4] -> v15
-  // %1110 = contract f64[8,4] -> v17
-  // %982 = contract f64[8,4] -> v18
+  // %1131 = contract f64[8,4] -> v15
+  // %1119 = contract f64[8,4] -> v17
+  // %991 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4106,7 +4106,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1123 = contract f64[8,4] -> v19
+  // %1132 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4115,8 +4115,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1124 = contract f64[8] -> v7
-  // %1129 = contract f64[8] -> v20
+  // %1133 = contract f64[8] -> v7
+  // %1138 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4160,7 +4160,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1127 = mul f64[8,4] -> v15
+  // %1136 = mul f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4170,14 +4170,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1130 = mul f64[8] -> v7
+  // %1139 = mul f64[8] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v20[i0 * L + l];
     }
   }
-  // %1114 = contract f64[8,4] -> v19
+  // %1123 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4186,7 +4186,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1115 = contract f64[8] -> v20
+  // %1124 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4215,7 +4215,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1118 = mul f64[8,4] -> v21
+  // %1127 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4225,7 +4225,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1111 = contract f64[8] -> v20
+  // %1120 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4254,21 +4254,21 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1112 = mul f64[8] -> v17
+  // %1121 = mul f64[8] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v20[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
     }
   }
-  // %647 = sigmoid f64[8] -> v20
+  // %649 = sigmoid f64[8] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %1138 = contract f64[8,4] -> v19
+  // %1147 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4277,7 +4277,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1139 = contract f64[8] -> v8
+  // %1148 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4306,7 +4306,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1142 = mul f64[8,4] -> v22
+  // %1151 = mul f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4316,9 +4316,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1128 = contract f64[69] -> v23
-  // %1119 = contract f64[69] -> v24
-  // %1143 = contract f64[69] -> v25
+  // %1137 = contract f64[69] -> v23
+  // %1128 = contract f64[69] -> v24
+  // %1152 = contract f64[69] -> v25
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4404,7 +4404,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     v24[68 * L + l] = acc1_v[l];
     v25[68 * L + l] = acc2_v[l];
   }
-  // %1135 = contract f64[8] -> v8
+  // %1144 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4433,16 +4433,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1136 = mul f64[8] -> v18
+  // %1145 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = (v20[i0 * L + l] * (1.0f - v20[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1131 = contract f64[69] -> v26
-  // %1113 = contract f64[69] -> v27
-  // %1137 = contract f64[69] -> v28
+  // %1140 = contract f64[69] -> v26
+  // %1122 = contract f64[69] -> v27
+  // %1146 = contract f64[69] -> v28
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4512,28 +4512,28 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     v27[68 * L + l] = acc1_v[l];
     v28[68 * L + l] = acc2_v[l];
   }
-  // %1132 = add f64[69] -> v29
+  // %1141 = add f64[69] -> v29
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v23[i0 * L + l] + v26[i0 * L + l];
     }
   }
-  // %1120 = add f64[69] -> v23
+  // %1129 = add f64[69] -> v23
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v24[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %1144 = add f64[69] -> v24
+  // %1153 = add f64[69] -> v24
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1146 = add f64[69] -> d.ln.gain
+  // %1155 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -4545,7 +4545,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1148 = add f64[69] -> d.ln.bias
+  // %1157 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -4556,7 +4556,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1153 = add f64[8,69] -> d.Wb
+  // %1162 = add f64[8,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -4570,7 +4570,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1158 = add f64[8,4,69] -> d.Wk
+  // %1167 = add f64[8,4,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4587,7 +4587,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %668 = contract f64[8,4] -> v15
+  // %670 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4596,7 +4596,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %627 = contract f64[8,4] -> v13
+  // %629 = contract f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4605,7 +4605,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %648 = contract f64[8,4] -> v10
+  // %650 = contract f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4614,9 +4614,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1007 = contract f64[8,4] -> v11
-  // %1001 = contract f64[8,4] -> v17
-  // %1015 = contract f64[8,4] -> v18
+  // %1016 = contract f64[8,4] -> v11
+  // %1010 = contract f64[8,4] -> v17
+  // %1024 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4678,28 +4678,28 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1161 = mul f64[8,4] -> v10
+  // %1170 = mul f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v11[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
     }
   }
-  // %1159 = mul f64[8,4] -> v11
+  // %1168 = mul f64[8,4] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v17[i0 * L + l];
     }
   }
-  // %1164 = mul f64[8,4] -> v12
+  // %1173 = mul f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v18[i0 * L + l];
     }
   }
-  // %1166 = add f64[8,4,69] -> d.Wv
+  // %1175 = add f64[8,4,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4724,14 +4724,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     }
   }
   if (u_stages_bar) {
-    // %1167 = mul f64[69] -> v1
+    // %1176 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1168 = reduce_sum f64[] -> v6
+    // %1177 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4746,7 +4746,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1172 = contract f64[] -> v7
+    // %1181 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4761,7 +4761,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %758 = reduce_sum f64[] -> v8
+    // %760 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4776,7 +4776,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %763 = reduce_sum f64[] -> v9
+    // %765 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4791,12 +4791,12 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %767 = reciprocal f64[] -> v8
+    // %769 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1177 = mul f64[69] -> d.x@0
+    // %1186 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4805,7 +4805,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
                                     v8[l];
       }
     }
-    // %1178 = contract f64[69] -> d.dx@0
+    // %1187 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4853,14 +4853,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %1179 = mul f64[69] -> v1
+    // %1188 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v24[i0 * L + l];
       }
     }
-    // %1180 = reduce_sum f64[] -> v6
+    // %1189 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4875,7 +4875,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1184 = contract f64[] -> v7
+    // %1193 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4890,7 +4890,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %819 = reduce_sum f64[] -> v8
+    // %821 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4905,7 +4905,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %824 = reduce_sum f64[] -> v9
+    // %826 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4920,12 +4920,12 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %828 = reciprocal f64[] -> v8
+    // %830 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1189 = mul f64[69] -> d.x@1
+    // %1198 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4934,7 +4934,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
                                             v8[l];
       }
     }
-    // %1190 = contract f64[69] -> d.dx@1
+    // %1199 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4982,14 +4982,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[282 * L + l] += acc0_v[l];
     }
-    // %1191 = mul f64[69] -> v1
+    // %1200 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v29[i0 * L + l];
       }
     }
-    // %1192 = reduce_sum f64[] -> v6
+    // %1201 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5004,7 +5004,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1196 = contract f64[] -> v7
+    // %1205 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5019,7 +5019,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %705 = reduce_sum f64[] -> v8
+    // %707 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5034,7 +5034,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %710 = reduce_sum f64[] -> v9
+    // %712 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5049,12 +5049,12 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %714 = reciprocal f64[] -> v8
+    // %716 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1201 = mul f64[69] -> d.x@2
+    // %1210 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5063,7 +5063,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
                                             v8[l];
       }
     }
-    // %1202 = contract f64[69] -> d.dx@2
+    // %1211 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5160,11 +5160,11 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15296);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17792);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18304);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14080);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16320);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18816);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19072);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
   T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20352);
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21376);
@@ -5182,8 +5182,6 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38528);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40768);
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45248);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62912);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5205,8 +5203,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i = 0; i < 5106; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_cde_sepsis_static.field.adjoint.step.rk4: 183 nodes
-  // %660 = layernorm f64[69] -> v0
+  // fwp_hebb_cde_sepsis_static.field.adjoint.step.rk4: 181 nodes
+  // %621 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5214,7 +5212,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 435) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -5226,7 +5224,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e13 = u_stages[(i0 + 435) * L + l] - mean_v[l];
+        const T e13 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e13 * e13);
       }
     }
@@ -5239,17 +5237,17 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %662 = add f64[69] -> v1
+  // %623 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %640 = layernorm f64[69] -> v2
+  // %642 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5285,16 +5283,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v2[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %642 = add f64[69] -> v3
+  // %644 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %670 = contract f64[8,4] -> v4
-  // %650 = contract f64[8,4] -> v5
-  // %629 = contract f64[8,4] -> v6
+  // %631 = contract f64[8,4] -> v4
+  // %652 = contract f64[8,4] -> v5
+  // %672 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5314,18 +5312,18 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 504) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 214) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 504) * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 504) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 214) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 504) * L + l], acc2_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 504) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 214) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 504) * L + l], acc3_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 504) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 214) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 504) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5344,28 +5342,35 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %671 = tanh f64[8,4] -> v7
+  // %632 = tanh f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
     }
   }
-  // %651 = tanh f64[8,4] -> v4
+  // %653 = tanh f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
     }
   }
-  // %630 = tanh f64[8,4] -> v5
+  // %899 = mul f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+      v5[i0 * L + l] = v4[i0 * L + l] * 2.0f;
     }
   }
-  // %619 = layernorm f64[69] -> v8
+  // %673 = tanh f64[8,4] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+    }
+  }
+  // %662 = layernorm f64[69] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5373,7 +5378,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 435) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -5385,8 +5390,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e153 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e153 * e153);
+        const T e156 = u_stages[(i0 + 435) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e156 * e156);
       }
     }
   }
@@ -5398,19 +5403,19 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v9[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %621 = add f64[69] -> v9
+  // %664 = add f64[69] -> v10
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v8[i0 * L + l]);
+      v10[i0 * L + l] = ln_bias[i0] + (v9[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %666 = contract f64[8] -> v6
-  // %646 = contract f64[8] -> v10
-  // %625 = contract f64[8] -> v11
+  // %627 = contract f64[8] -> v6
+  // %648 = contract f64[8] -> v11
+  // %668 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5432,16 +5437,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v10[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v9[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v10[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v9[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v10[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v9[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v10[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5450,33 +5455,33 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v10[(i0 * 4) * L + l] = acc4_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v11[(i0 * 4) * L + l] = acc8_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v11[(i0 * 4) * L + l] = acc4_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 4) * L + l] = acc8_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %667 = sigmoid f64[8] -> v12
+  // %628 = sigmoid f64[8] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+      v13[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %647 = sigmoid f64[8] -> v6
+  // %649 = sigmoid f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %664 = contract f64[8,4] -> v13
-  // %644 = contract f64[8,4] -> v14
-  // %623 = contract f64[8,4] -> v15
+  // %625 = contract f64[8,4] -> v14
+  // %646 = contract f64[8,4] -> v15
+  // %666 = contract f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5498,76 +5503,35 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v10[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v9[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v10[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v9[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v10[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v9[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v10[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v14[(i0 * 4) * L + l] = acc4_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v15[(i0 * 4) * L + l] = acc8_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 4) * L + l] = acc8_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %665 = softmax f64[8,4] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %668 = contract f64[8,4] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %645 = softmax f64[8,4] -> v17
+  // %626 = softmax f64[8,4] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5588,27 +5552,27 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v11[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %648 = contract f64[8,4] -> v14
+  // %629 = contract f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
       }
     }
   }
-  // %624 = softmax f64[8,4] -> v18
+  // %647 = softmax f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5629,58 +5593,97 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v11[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %626 = sigmoid f64[8] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
-    }
-  }
-  // %627 = contract f64[8,4] -> v15
+  // %650 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+        v15[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1809 = add f64[8,4,4] -> W
+  // %667 = softmax f64[8,4] -> v19
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v16[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[i1 * L + l] = vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %669 = sigmoid f64[8] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+    }
+  }
+  // %670 = contract f64[8,4] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %1848 = add f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              (((v7[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v13[(i0 * 4 + i1) * L + l]) +
-               ((((v14[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v4[(i0 * 4 + i2) * L + l]) *
-                 2.0f) +
-                ((v5[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                 v15[(i0 * 4 + i1) * L + l]))) +
+              ((((v7[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v14[(i0 * 4 + i1) * L + l]) +
+                ((v15[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v5[(i0 * 4 + i2) * L + l])) +
+               ((v8[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v16[(i0 * 4 + i1) * L + l])) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
     }
   }
-  // %1465 = add f64[8,4,4] -> a.W
+  // %1474 = add f64[8,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1292 = contract f64[8,4] -> v19
+  // %1301 = contract f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5692,30 +5695,30 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1293 = contract f64[8,4] -> v20
+  // %1302 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+        v20[(i0 * 4 + i1) * L + l] = v5[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
       }
     }
   }
-  // %1569 = contract f64[8] -> v11
+  // %1578 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5727,34 +5730,34 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1738 = mul f64[8,4] -> v21
+  // %1747 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v21[(i0 * 4 + i1) * L + l] =
-            (v20[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
+            (v20[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1301 = contract f64[8] -> v11
+  // %1310 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5766,32 +5769,32 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1302 = mul f64[8] -> v18
+  // %1311 = mul f64[8] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v11[i0 * L + l];
+      v5[i0 * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v12[i0 * L + l];
     }
   }
-  // %1466 = contract f64[8,4] -> v19
-  // %1483 = contract f64[8,4] -> v20
+  // %1475 = contract f64[8,4] -> v17
+  // %1492 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5808,37 +5811,37 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v4[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v8[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 4 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc7_v[l]);
+        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v20[(i0 * 4) * L + l] = acc4_v[l];
       v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1467 = contract f64[8,4] -> v22
+  // %1476 = contract f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v22[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1586 = contract f64[8] -> v10
+  // %1595 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5850,34 +5853,34 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1745 = mul f64[8,4] -> v23
+  // %1754 = mul f64[8,4] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 4 + i1) * L + l] =
-            (v22[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
+            (v22[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1475 = contract f64[8] -> v10
+  // %1484 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5889,41 +5892,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1476 = mul f64[8] -> v11
+  // %1485 = mul f64[8] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v10[i0 * L + l];
+      v13[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v12[i0 * L + l];
     }
   }
-  // %1484 = contract f64[8,4] -> v6
+  // %1493 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
+        v6[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %1604 = contract f64[8] -> v10
-  // %1492 = contract f64[8] -> v17
+  // %1613 = contract f64[8] -> v12
+  // %1501 = contract f64[8] -> v17
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5939,47 +5942,47 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v17[(i0 * 4) * L + l] = acc4_v[l];
       v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1753 = mul f64[8,4] -> v19
+  // %1762 = mul f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] =
-            (v6[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v16[(i0 * 4 + i1) * L + l];
+        v18[(i0 * 4 + i1) * L + l] =
+            (v6[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1739 = contract f64[69] -> v24
-  // %1746 = contract f64[69] -> v25
-  // %1754 = contract f64[69] -> v26
+  // %1748 = contract f64[69] -> v24
+  // %1755 = contract f64[69] -> v25
+  // %1763 = contract f64[69] -> v26
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6005,25 +6008,25 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
           acc4_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v23[(i1 * 4 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v19[(i1 * 4 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v18[(i1 * 4 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v21[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v23[(i1 * 4 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v19[(i1 * 4 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v18[(i1 * 4 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v21[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v23[(i1 * 4 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v19[(i1 * 4 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v18[(i1 * 4 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v21[(i1 * 4 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v23[(i1 * 4 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v19[(i1 * 4 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v18[(i1 * 4 + i2) * L + l], acc11_v[l]);
         }
       }
     }
@@ -6055,7 +6058,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v21[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v23[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v19[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v18[(i0 * 4 + i1) * L + l], acc2_v[l]);
       }
     }
   }
@@ -6065,16 +6068,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     v25[68 * L + l] = acc1_v[l];
     v26[68 * L + l] = acc2_v[l];
   }
-  // %1493 = mul f64[8] -> v10
+  // %1502 = mul f64[8] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v17[i0 * L + l];
+      v12[i0 * L + l] = ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1303 = contract f64[69] -> v27
-  // %1477 = contract f64[69] -> v28
-  // %1494 = contract f64[69] -> v29
+  // %1312 = contract f64[69] -> v27
+  // %1486 = contract f64[69] -> v28
+  // %1503 = contract f64[69] -> v29
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6094,18 +6097,18 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v11[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v10[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v11[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v10[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v11[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v10[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v11[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v10[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v5[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v12[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v12[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v12[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v12[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6133,9 +6136,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v11[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v10[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v12[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6144,104 +6147,77 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     v28[68 * L + l] = acc1_v[l];
     v29[68 * L + l] = acc2_v[l];
   }
-  // %1741 = mul f64[69] -> v30
+  // %1749 = add f64[69] -> v30
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = (v24[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f;
+      v30[i0 * L + l] = v24[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %1747 = add f64[69] -> v24
+  // %1756 = add f64[69] -> v24
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1749 = mul f64[69] -> v25
+  // %1764 = add f64[69] -> v25
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (v2[i0 * L + l] * v24[i0 * L + l]) * 0.33333334f;
+      v25[i0 * L + l] = v26[i0 * L + l] + v29[i0 * L + l];
     }
   }
-  // %1755 = add f64[69] -> v2
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v26[i0 * L + l] + v29[i0 * L + l];
-    }
-  }
-  // %1759 = mul f64[69] -> adj.ln.gain
+  // %1823 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * ((((-(v30[i0 * L + l] * v8[i0 * L + l])) - v25[i0 * L + l]) - v25[i0 * L + l]) -
-                    ((v0[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f));
+        sum[l] = (((-((v30[i0 * L + l] * 0.16666667f) * v0[i0 * L + l])) -
+                   ((v2[i0 * L + l] * v24[i0 * L + l]) * 0.6666667f)) -
+                  ((v9[i0 * L + l] * v25[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1760 = mul f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %1766 = mul f64[69] -> adj.ln.bias
+  // %1831 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v0[i0 * L + l]) - v30[i0 * L + l]) - v0[i0 * L + l]) -
-                         (v2[i0 * L + l] * 0.16666667f));
+        sum[l] = ((-(v24[i0 * L + l] * 0.6666667f)) -
+                  ((v30[i0 * L + l] + v25[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1634 = contract f64[8,69] -> v31
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 69 + i1) * L + l] = (v11[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l];
-      }
+  // %1850 = mul f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v3[i0 * L + l] * 2.0f;
     }
   }
-  // %1643 = sub f64[8,69] -> adj.Wb
+  // %1854 = sub f64[8,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-v31[(i0 * 69 + i1) * L + l]) -
-                     (v9[i1 * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                    v31[(i0 * 69 + i1) * L + l]) -
-                   (v1[i1 * L + l] * (v10[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = ((-((v13[i0 * L + l] * (T(h) * 0.33333334f)) * v0[i1 * L + l])) -
+                    (v1[i1 * L + l] * (v5[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                   (v10[i1 * L + l] * (v12[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1771 = contract f64[8,4,69] -> v32
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v32[(i0 * 276 + i1 * 69 + i2) * L + l] =
-              (v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v3[i2 * L + l];
-        }
-      }
-    }
-  }
-  // %1776 = sub f64[8,4,69] -> adj.Wk
+  // %1857 = sub f64[8,4,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6249,17 +6225,23 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-((v21[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v9[i2 * L + l])) -
-                       v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                      v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                     ((v19[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v1[i2 * L + l]);
+            sum[l] = ((-((v21[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v1[i2 * L + l])) -
+                      ((v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v0[i2 * L + l])) -
+                     ((v18[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v10[i2 * L + l]);
           }
           dtheta_Wk[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1312 = contract f64[8,4] -> v6
+  // %1858 = mul f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = u_stages[(i0 + 214) * L + l] * 2.0f;
+    }
+  }
+  // %1321 = contract f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6271,36 +6253,36 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1726 = contract f64[8,4] -> v15
+  // %1735 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] =
-            v6[(i0 * 4 + i1) * L + l] *
-            ((1.0f - square(v5[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
+        v6[(i0 * 4 + i1) * L + l] =
+            v5[(i0 * 4 + i1) * L + l] *
+            ((1.0f - square(v7[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1524 = contract f64[8,4] -> v5
-  // %1731 = contract f64[8,4] -> v6
+  // %1533 = contract f64[8,4] -> v5
+  // %1740 = contract f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6316,20 +6298,20 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v16[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v13[(i0 * 4 + i1) * L + l], acc5_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v16[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v13[(i0 * 4 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v16[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v13[(i0 * 4 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v16[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6338,46 +6320,34 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v6[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-      v6[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-      v6[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-      v6[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1722 = contract f64[8,4] -> v13
+  // %1731 = contract f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 4 + i1) * L + l] =
+        v14[(i0 * 4 + i1) * L + l] =
             ((1.0f - square(v4[(i0 * 4 + i1) * L + l])) * (T(h) * 0.33333334f)) *
             v5[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1723 = contract f64[8,4,69] -> v32
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v32[(i0 * 276 + i1 * 69 + i2) * L + l] =
-              v13[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 214) * L + l];
-        }
-      }
-    }
-  }
-  // %1732 = contract f64[8,4] -> v4
+  // %1741 = contract f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4[(i0 * 4 + i1) * L + l] =
-            v6[(i0 * 4 + i1) * L + l] * (1.0f - square(v7[(i0 * 4 + i1) * L + l]));
+            v7[(i0 * 4 + i1) * L + l] * (1.0f - square(v8[(i0 * 4 + i1) * L + l]));
       }
     }
   }
-  // %1735 = sub f64[8,4,69] -> adj.Wv
+  // %1862 = sub f64[8,4,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6385,9 +6355,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                       (v15[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
-                      v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+            sum[l] = ((-(v14[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
+                      (v6[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
                      (v4[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 504) * L + l]);
           }
           dtheta_Wv[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -6395,44 +6364,44 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1537 = broadcast f64[8,4,69] -> adj.Wq
+  // %1546 = broadcast f64[8,4,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1538 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1547 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1539 = broadcast f64[256,32] -> adj.ff.up.weight
+  // %1548 = broadcast f64[256,32] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1540 = broadcast f64[256] -> adj.ff.up.bias, adj.s_in.bias
+  // %1549 = broadcast f64[256] -> adj.ff.up.bias, adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1541 = broadcast f64[32,256] -> adj.ff.down.weight
+  // %1550 = broadcast f64[32,256] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1542 = broadcast f64[1,32] -> adj.out.weight
+  // %1551 = broadcast f64[1,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1543 = broadcast f64[1] -> adj.out.bias
+  // %1552 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %1544 = broadcast f64[256,7] -> adj.s_in.weight
+  // %1553 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1545 = broadcast f64[72,256] -> adj.s_kvl.weight
+  // %1554 = broadcast f64[72,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 18432; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1546 = broadcast f64[72] -> adj.s_kvl.bias
+  // %1555 = broadcast f64[72] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 72; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -7640,12 +7609,11 @@ extern "C" void fwp_hebb_cde_sepsis_static_loss_vjp(const void* /*ctx*/, const v
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_hebb_cde_sepsis_static.loss.vjp: 8 nodes
-  // %607 = sub f64[1] -> d.logit
-  // fwp_hebb_cde_sepsis_static.ode:61: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_hebb_cde_sepsis_static.loss.vjp: 7 nodes
+  // %613 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -7927,9 +7895,9 @@ const plastic_model kModel = {
             .field = 5632,
             .field_vjp = 16192,
             .adjoint_field = 33280,
-            .step = 13824,
+            .step = 15808,
             .step_vjp = 42688,
-            .adjoint_step = 133568,
+            .adjoint_step = 45248,
             .output = 22016,
             .output_vjp = 48000,
             .loss = 0,

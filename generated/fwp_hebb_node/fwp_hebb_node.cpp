@@ -2695,7 +2695,6 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32512);
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37632);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42752);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47872);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2713,51 +2712,8 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_hebb_node.field.step.rk4: 57 nodes
-  // %560 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 207) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 207) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %562 = add f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %521 = layernorm f64[69] -> v0
+  // fwp_hebb_node.field.step.rk4: 58 nodes
+  // %523 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2777,8 +2733,8 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e43 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
+        const T e12 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -2793,14 +2749,57 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %523 = add f64[69] -> v2
+  // %525 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %541 = layernorm f64[69] -> v0
+  // %562 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 207) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e43 = u_stages[(i0 + 207) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %564 = add f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %543 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2836,16 +2835,16 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %543 = add f64[69] -> v3
+  // %545 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %568 = contract f64[32] -> v0
-  // %529 = contract f64[32] -> v4
-  // %549 = contract f64[32] -> v5
+  // %531 = contract f64[32] -> v0
+  // %570 = contract f64[32] -> v4
+  // %551 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2895,99 +2894,23 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %782 = contract f64[32] -> v6
+  // %773 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %771 = contract f64[32] -> v0
+  // %784 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %564 = contract f64[32,5] -> v7
-  // %525 = contract f64[32,5] -> v8
-  // %545 = contract f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v8[(i0 * 5) * L + l] = acc4_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v9[(i0 * 5) * L + l] = acc8_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %565 = tanh f64[32,5] -> v10
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
-    }
-  }
-  // %566 = contract f64[32,5] -> v7
-  // %527 = contract f64[32,5] -> v11
-  // %547 = contract f64[32,5] -> v12
+  // %529 = contract f64[32,5] -> v7
+  // %568 = contract f64[32,5] -> v8
+  // %549 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3027,14 +2950,14 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 5) * L + l] = acc4_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 5) * L + l] = acc8_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v8[(i0 * 5) * L + l] = acc4_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 5) * L + l] = acc8_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -3050,11 +2973,11 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v8[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %567 = softmax f64[32,5] -> v13
+  // %530 = softmax f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3082,68 +3005,103 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v10[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %783 = contract f64[32,5] -> v7
+  // %774 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+        v7[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %528 = softmax f64[32,5] -> v13
+  // %527 = contract f64[32,5] -> v10
+  // %566 = contract f64[32,5] -> v11
+  // %547 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc2_v[l]);
       }
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %772 = contract f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
-      }
-    }
-  }
-  // %526 = tanh f64[32,5] -> v13
+  // %528 = tanh f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %548 = softmax f64[32,5] -> v8
+  // %567 = tanh f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+    }
+  }
+  // %569 = softmax f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3153,7 +3111,7 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3164,57 +3122,85 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %776 = contract f64[32] -> v4
+  // %785 = contract f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+      }
+    }
+  }
+  // %778 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %777 = contract f64[32,5] -> v12
+  // %802 = mul f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = vm::tanh(v9[(i0 * 5 + i1) * L + l]) * v4[i0 * L + l];
+        v11[(i0 * 5 + i1) * L + l] = (vm::tanh(v12[(i0 * 5 + i1) * L + l]) * v4[i0 * L + l]) * 2.0f;
       }
     }
   }
-  // %779 = contract f64[32,5,5] -> v14
+  // %550 = softmax f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v14[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v8[(i0 * 5 + i1) * L + l] * v12[(i0 * 5 + i2) * L + l];
-        }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v9[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %786 = add f64[32,5,5] -> W
+  // %805 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v10[(i0 * 5 + i2) * L + l] * v7[(i0 * 5 + i1) * L + l]) +
-               (((v11[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l]) +
-                 v14[(i0 * 25 + i1 * 5 + i2) * L + l]) +
-                v14[(i0 * 25 + i1 * 5 + i2) * L + l])) +
-              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
+              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l] +
+              (((v7[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l]) +
+                (v10[(i0 * 5 + i2) * L + l] * v8[(i0 * 5 + i1) * L + l])) +
+               (v11[(i0 * 5 + i2) * L + l] * v12[(i0 * 5 + i1) * L + l]));
         }
       }
     }
@@ -3295,7 +3281,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_node.field.step.rk4.vjp: 204 nodes
-  // %560 = layernorm f64[69] -> v0
+  // %562 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3331,14 +3317,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v0[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %562 = add f64[69] -> v1
+  // %564 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %541 = layernorm f64[69] -> v2
+  // %543 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3374,14 +3360,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v2[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %543 = add f64[69] -> v3
+  // %545 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %521 = layernorm f64[69] -> v4
+  // %523 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3417,16 +3403,16 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %523 = add f64[69] -> v5
+  // %525 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %568 = contract f64[32] -> v6
-  // %549 = contract f64[32] -> v7
-  // %529 = contract f64[32] -> v8
+  // %570 = contract f64[32] -> v6
+  // %551 = contract f64[32] -> v7
+  // %531 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3476,23 +3462,23 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %569 = sigmoid f64[32] -> v9
+  // %571 = sigmoid f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %550 = sigmoid f64[32] -> v6
+  // %552 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %566 = contract f64[32,5] -> v10
-  // %547 = contract f64[32,5] -> v11
-  // %527 = contract f64[32,5] -> v12
+  // %568 = contract f64[32,5] -> v10
+  // %549 = contract f64[32,5] -> v11
+  // %529 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3559,7 +3545,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %567 = softmax f64[32,5] -> v13
+  // %569 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3591,9 +3577,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %564 = contract f64[32,5] -> v10
-  // %545 = contract f64[32,5] -> v14
-  // %525 = contract f64[32,5] -> v15
+  // %566 = contract f64[32,5] -> v10
+  // %547 = contract f64[32,5] -> v14
+  // %527 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3660,14 +3646,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %565 = tanh f64[32,5] -> v16
+  // %567 = tanh f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %783 = contract f64[32,5] -> v10
+  // %785 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3677,7 +3663,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %548 = softmax f64[32,5] -> v17
+  // %550 = softmax f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3709,14 +3695,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %546 = tanh f64[32,5] -> v11
+  // %548 = tanh f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %551 = contract f64[32,5] -> v14
+  // %553 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3725,16 +3711,16 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %526 = tanh f64[32,5] -> v18
+  // %528 = tanh f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %878 = contract f64[32,5] -> v15
-  // %1131 = contract f64[32,5] -> v19
-  // %899 = contract f64[32,5] -> v20
+  // %892 = contract f64[32,5] -> v15
+  // %1145 = contract f64[32,5] -> v19
+  // %913 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3816,7 +3802,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1040 = contract f64[32,5] -> v21
+  // %1054 = contract f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3825,7 +3811,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1041 = contract f64[32] -> v7
+  // %1055 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3854,7 +3840,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1044 = mul f64[32,5] -> v22
+  // %1058 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3864,7 +3850,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1035 = contract f64[32] -> v7
+  // %1049 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3893,14 +3879,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1036 = mul f64[32] -> v13
+  // %1050 = mul f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v7[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
-  // %1215 = contract f64[32] -> v7
+  // %1229 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3929,14 +3915,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1216 = mul f64[32] -> v9
+  // %1230 = mul f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v7[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
     }
   }
-  // %1218 = contract f64[32,5] -> v15
+  // %1232 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3945,7 +3931,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1219 = contract f64[32] -> v6
+  // %1233 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3974,7 +3960,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1222 = mul f64[32,5] -> v19
+  // %1236 = mul f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3984,14 +3970,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %530 = sigmoid f64[32] -> v6
+  // %532 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %1054 = contract f64[32,5] -> v15
+  // %1068 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4000,7 +3986,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %528 = softmax f64[32,5] -> v17
+  // %530 = softmax f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4032,7 +4018,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1055 = contract f64[32] -> v7
+  // %1069 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4061,7 +4047,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1058 = mul f64[32,5] -> v12
+  // %1072 = mul f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4071,9 +4057,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1045 = contract f64[32,69] -> v23
-  // %1223 = contract f64[32,69] -> v24
-  // %1059 = contract f64[32,69] -> v25
+  // %1059 = contract f64[32,69] -> v23
+  // %1237 = contract f64[32,69] -> v24
+  // %1073 = contract f64[32,69] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -4157,7 +4143,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v25[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %772 = contract f64[32,5] -> v15
+  // %774 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4167,9 +4153,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %884 = contract f64[32,5] -> v21
-  // %1138 = contract f64[32,5] -> v26
-  // %912 = contract f64[32,5] -> v27
+  // %898 = contract f64[32,5] -> v21
+  // %1152 = contract f64[32,5] -> v26
+  // %926 = contract f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4251,30 +4237,30 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1038 = mul f64[32,5] -> v10
+  // %1052 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v21[i0 * L + l];
     }
   }
-  // %1224 = mul f64[32,5] -> v14
+  // %1238 = mul f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v26[i0 * L + l];
     }
   }
-  // %1060 = mul f64[32,5] -> v11
+  // %1074 = mul f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v27[i0 * L + l];
     }
   }
-  // %1039 = contract f64[32,69] -> v28
-  // %1225 = contract f64[32,69] -> v29
-  // %1061 = contract f64[32,69] -> v30
+  // %1053 = contract f64[32,69] -> v28
+  // %1239 = contract f64[32,69] -> v29
+  // %1075 = contract f64[32,69] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -4358,7 +4344,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v30[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1047 = reduce_sum f64[69] -> v15
+  // %1061 = reduce_sum f64[69] -> v15
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4375,7 +4361,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v15[i0 * L + l] = acc_v[l];
     }
   }
-  // %1227 = reduce_sum f64[69] -> v16
+  // %1241 = reduce_sum f64[69] -> v16
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4392,7 +4378,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v16[i0 * L + l] = acc_v[l];
     }
   }
-  // %1063 = reduce_sum f64[69] -> v18
+  // %1077 = reduce_sum f64[69] -> v18
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4409,7 +4395,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v18[i0 * L + l] = acc_v[l];
     }
   }
-  // %1051 = contract f64[32] -> v7
+  // %1065 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4438,16 +4424,16 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1052 = mul f64[32] -> v8
+  // %1066 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v7[i0 * L + l];
     }
   }
-  // %1037 = contract f64[69] -> v17
-  // %1217 = contract f64[69] -> v20
-  // %1053 = contract f64[69] -> v21
+  // %1051 = contract f64[69] -> v17
+  // %1231 = contract f64[69] -> v20
+  // %1067 = contract f64[69] -> v21
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4517,28 +4503,28 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     v20[68 * L + l] = acc1_v[l];
     v21[68 * L + l] = acc2_v[l];
   }
-  // %1048 = add f64[69] -> v26
+  // %1062 = add f64[69] -> v26
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v15[i0 * L + l] + v17[i0 * L + l];
     }
   }
-  // %1228 = add f64[69] -> v15
+  // %1242 = add f64[69] -> v15
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v20[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %1064 = add f64[69] -> v16
+  // %1078 = add f64[69] -> v16
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v18[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %1231 = add f64[69] -> d.ln.gain
+  // %1245 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -4550,7 +4536,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1233 = add f64[69] -> d.ln.bias
+  // %1247 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -4561,7 +4547,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1236 = add f64[32,69] -> d.Wb
+  // %1250 = add f64[32,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -4575,7 +4561,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1239 = add f64[32,5,69] -> d.Wk
+  // %1253 = add f64[32,5,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4592,7 +4578,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1242 = add f64[32,5,69] -> d.Wv
+  // %1256 = add f64[32,5,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4617,7 +4603,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   if (u_stages_bar) {
-    // %718 = reduce_sum f64[] -> v6
+    // %720 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4632,7 +4618,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %723 = reduce_sum f64[] -> v7
+    // %725 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4647,19 +4633,19 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %727 = reciprocal f64[] -> v6
+    // %729 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1084 = mul f64[69] -> v1
+    // %1098 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v16[i0 * L + l];
       }
     }
-    // %1085 = reduce_sum f64[] -> v7
+    // %1099 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4674,7 +4660,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1089 = contract f64[] -> v8
+    // %1103 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4689,7 +4675,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1094 = mul f64[69] -> d.x@0
+    // %1108 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4697,7 +4683,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
                                              ((v8[l] * 0.014492754f) * v4[i0 * L + l]));
       }
     }
-    // %665 = reduce_sum f64[] -> v6
+    // %667 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4712,7 +4698,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %670 = reduce_sum f64[] -> v7
+    // %672 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4727,19 +4713,19 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %674 = reciprocal f64[] -> v6
+    // %676 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1243 = mul f64[69] -> v1
+    // %1257 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
       }
     }
-    // %1244 = reduce_sum f64[] -> v7
+    // %1258 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4754,7 +4740,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1248 = contract f64[] -> v8
+    // %1262 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4769,7 +4755,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1253 = mul f64[69] -> d.x@1
+    // %1267 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4777,14 +4763,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
                                                     (v2[i0 * L + l] * (v8[l] * 0.014492754f)));
       }
     }
-    // %1106 = mul f64[69] -> v1
+    // %1120 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v26[i0 * L + l];
       }
     }
-    // %1107 = reduce_sum f64[] -> v6
+    // %1121 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4799,7 +4785,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1111 = contract f64[] -> v7
+    // %1125 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4814,7 +4800,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %610 = reduce_sum f64[] -> v8
+    // %612 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4829,7 +4815,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %615 = reduce_sum f64[] -> v9
+    // %617 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4844,12 +4830,12 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %619 = reciprocal f64[] -> v8
+    // %621 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1116 = mul f64[69] -> d.x@2
+    // %1130 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4914,18 +4900,17 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48256);
   T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53376);
   T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58496);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84096);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89216);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90240);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95360);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97600);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102720);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173376);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 244032);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 314688);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 385344);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 456000);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 526656);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63616);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68736);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69760);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74880);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77120);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82240);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152896);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 223552);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 294208);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 364864);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 435520);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4948,8 +4933,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i = 0; i < 24426; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_node.field.adjoint.step.rk4: 179 nodes
-  // %541 = layernorm f64[69] -> v0
+  // fwp_hebb_node.field.adjoint.step.rk4: 178 nodes
+  // %543 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4985,14 +4970,14 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v0[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %543 = add f64[69] -> v1
+  // %545 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %521 = layernorm f64[69] -> v2
+  // %523 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5028,14 +5013,14 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %523 = add f64[69] -> v3
+  // %525 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %560 = layernorm f64[69] -> v4
+  // %562 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5071,16 +5056,16 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v4[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %562 = add f64[69] -> v5
+  // %564 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %549 = contract f64[32] -> v6
-  // %529 = contract f64[32] -> v7
-  // %568 = contract f64[32] -> v8
+  // %551 = contract f64[32] -> v6
+  // %531 = contract f64[32] -> v7
+  // %570 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5130,14 +5115,14 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %550 = sigmoid f64[32] -> v9
+  // %552 = sigmoid f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %530 = sigmoid f64[32] -> v6
+  // %532 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5147,116 +5132,6 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   // %547 = contract f64[32,5] -> v10
   // %527 = contract f64[32,5] -> v11
   // %566 = contract f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], v5[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 5) * L + l] = acc4_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 5) * L + l] = acc8_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %548 = softmax f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v10[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %551 = contract f64[32,5] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %545 = contract f64[32,5] -> v14
-  // %525 = contract f64[32,5] -> v15
-  // %564 = contract f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5292,6 +5167,91 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %548 = tanh f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
+    }
+  }
+  // %1802 = mul f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 5 + i1) * L + l] = (v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) * 2.0f;
+      }
+    }
+  }
+  // %549 = contract f64[32,5] -> v14
+  // %529 = contract f64[32,5] -> v15
+  // %568 = contract f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
       v14[(i0 * 5) * L + l] = acc0_v[l];
       v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
@@ -5311,9 +5271,9 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5323,26 +5283,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v16[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %546 = tanh f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
-    }
-  }
-  // %1545 = contract f64[32,5,5] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v18[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v10[(i0 * 5 + i1) * L + l] * (v17[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f));
-        }
-      }
-    }
-  }
-  // %528 = softmax f64[32,5] -> v14
+  // %550 = softmax f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5352,7 +5293,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v14[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5363,41 +5304,27 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %531 = contract f64[32,5] -> v11
+  // %553 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+        v14[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %526 = tanh f64[32,5] -> v19
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
-    }
-  }
-  // %565 = tanh f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
-    }
-  }
-  // %567 = softmax f64[32,5] -> v16
+  // %530 = softmax f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5407,7 +5334,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5418,58 +5345,112 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %569 = sigmoid f64[32] -> v7
+  // %533 = contract f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %528 = tanh f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+    }
+  }
+  // %567 = tanh f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+    }
+  }
+  // %569 = softmax f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v16[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %571 = sigmoid f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %570 = contract f64[32,5] -> v12
+  // %572 = contract f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+        v16[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1696 = add f64[32,5,5] -> W
+  // %1806 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((v18[(i0 * 25 + i1 * 5 + i2) * L + l] +
-                 ((v11[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v19[(i0 * 5 + i2) * L + l])) +
-                v18[(i0 * 25 + i1 * 5 + i2) * L + l]) +
-               (v15[(i0 * 5 + i2) * L + l] * (v12[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+              (((v10[(i0 * 5 + i2) * L + l] * v14[(i0 * 5 + i1) * L + l]) +
+                ((v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                 v19[(i0 * 5 + i2) * L + l])) +
+               (v11[(i0 * 5 + i2) * L + l] * (v16[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %1448 = add f64[32,5,5] -> a.W
+  // %1462 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 800; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1281 = contract f64[32,5] -> v18
+  // %1295 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5491,10 +5472,10 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 5) * L + l] = acc0_v[l];
-      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -5506,10 +5487,10 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1282 = contract f64[32] -> v8
+  // %1296 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5521,13 +5502,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5538,14 +5519,14 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1283 = mul f64[32] -> v20
+  // %1297 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v8[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
     }
   }
-  // %1285 = contract f64[32,5] -> v21
+  // %1299 = contract f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5557,13 +5538,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5578,7 +5559,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5586,23 +5567,23 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1286 = mul f64[32,5] -> v11
+  // %1300 = mul f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
+      v15[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %1288 = contract f64[32,5] -> v19
+  // %1302 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+        v19[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1555 = contract f64[32] -> v6
+  // %1569 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5614,13 +5595,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5631,18 +5612,18 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1698 = mul f64[32,5] -> v21
+  // %1712 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] =
-            (v19[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v14[(i0 * 5 + i1) * L + l];
+        v10[(i0 * 5 + i1) * L + l] =
+            (v19[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v18[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1449 = contract f64[32,5] -> v14
-  // %1481 = contract f64[32,5] -> v19
+  // %1463 = contract f64[32,5] -> v18
+  // %1495 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5658,28 +5639,28 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v12[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v12[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v12[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v19[(i0 * 5) * L + l] = acc4_v[l];
       v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -5691,26 +5672,26 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
     }
   }
-  // %1450 = mul f64[32,5] -> v10
+  // %1464 = mul f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+      v14[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
     }
   }
-  // %1452 = contract f64[32,5] -> v12
-  // %1470 = contract f64[32,5] -> v14
+  // %1466 = contract f64[32,5] -> v16
+  // %1484 = contract f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5726,30 +5707,30 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v14[(i0 * 5) * L + l] = acc4_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 5) * L + l] = acc0_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc4_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc7_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
     }
@@ -5757,27 +5738,27 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc1_v[l];
     }
   }
-  // %1453 = contract f64[32,5] -> v17
+  // %1467 = contract f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+        v13[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %1571 = contract f64[32] -> v6
+  // %1585 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5789,13 +5770,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5806,17 +5787,17 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1707 = mul f64[32,5] -> v18
+  // %1721 = mul f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] =
-            (v17[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v13[(i0 * 5 + i1) * L + l];
+        v21[(i0 * 5 + i1) * L + l] =
+            (v13[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1462 = contract f64[32] -> v6
+  // %1476 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5828,13 +5809,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5845,24 +5826,24 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1463 = mul f64[32] -> v8
+  // %1477 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
-  // %1474 = contract f64[32,5] -> v12
+  // %1488 = contract f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+        v13[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1471 = contract f64[32] -> v6
-  // %1595 = contract f64[32] -> v9
+  // %1485 = contract f64[32] -> v6
+  // %1609 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5878,20 +5859,20 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5906,16 +5887,16 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1472 = mul f64[32] -> v13
+  // %1486 = mul f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+      v16[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
     }
   }
-  // %1284 = contract f64[69] -> v14
-  // %1464 = contract f64[69] -> v17
-  // %1473 = contract f64[69] -> v22
+  // %1298 = contract f64[69] -> v17
+  // %1478 = contract f64[69] -> v18
+  // %1487 = contract f64[69] -> v22
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5937,28 +5918,28 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v16[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v16[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v16[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v16[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v17[(i0 * 4) * L + l] = acc4_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc4_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
       v22[(i0 * 4) * L + l] = acc8_v[l];
       v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
       v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
@@ -5976,28 +5957,28 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
       acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v8[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc2_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v16[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[68 * L + l] = acc0_v[l];
-    v17[68 * L + l] = acc1_v[l];
+    v17[68 * L + l] = acc0_v[l];
+    v18[68 * L + l] = acc1_v[l];
     v22[68 * L + l] = acc2_v[l];
   }
-  // %1717 = mul f64[32,5] -> v23
+  // %1731 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 5 + i1) * L + l] =
-            (v12[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v16[(i0 * 5 + i1) * L + l];
+            (v13[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1699 = contract f64[32,69] -> v24
-  // %1708 = contract f64[32,69] -> v25
-  // %1718 = contract f64[32,69] -> v26
+  // %1713 = contract f64[32,69] -> v24
+  // %1722 = contract f64[32,69] -> v25
+  // %1732 = contract f64[32,69] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -6019,27 +6000,27 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v21[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v18[(i0 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v21[(i0 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
               std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v23[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v21[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v18[(i0 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v21[(i0 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
               std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v21[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v18[(i0 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v21[(i0 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
               std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v21[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v18[(i0 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v21[(i0 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
               std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
@@ -6069,8 +6050,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
@@ -6081,16 +6062,16 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v26[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1482 = mul f64[32,5] -> v12
+  // %1496 = mul f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
+      v12[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
     }
   }
-  // %1287 = contract f64[32,69] -> v27
-  // %1451 = contract f64[32,69] -> v28
-  // %1483 = contract f64[32,69] -> v29
+  // %1301 = contract f64[32,69] -> v27
+  // %1465 = contract f64[32,69] -> v28
+  // %1497 = contract f64[32,69] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -6112,27 +6093,27 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v11[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v15[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v10[(i0 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v14[(i0 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
               std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v12[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v15[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
               std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v12[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v15[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
               std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v12[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v15[(i0 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
               std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v12[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
@@ -6162,8 +6143,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
@@ -6174,7 +6155,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v29[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1701 = reduce_sum f64[69] -> v15
+  // %1715 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6188,17 +6169,17 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1703 = mul f64[69] -> v16
+  // %1716 = add f64[69] -> v13
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (v14[i0 * L + l] + v15[i0 * L + l]) * 0.16666667f;
+      v13[i0 * L + l] = v17[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %1710 = reduce_sum f64[69] -> v14
+  // %1724 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6212,24 +6193,17 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1711 = add f64[69] -> v15
+  // %1725 = add f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v14[i0 * L + l] + v17[i0 * L + l];
+      v17[i0 * L + l] = v11[i0 * L + l] + v18[i0 * L + l];
     }
   }
-  // %1713 = mul f64[69] -> v14
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (v0[i0 * L + l] * v15[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1720 = reduce_sum f64[69] -> v0
+  // %1734 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6243,86 +6217,72 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1721 = add f64[69] -> v17
+  // %1735 = add f64[69] -> v18
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v22[i0 * L + l] + v0[i0 * L + l];
+      v18[i0 * L + l] = v22[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %1725 = mul f64[69] -> adj.ln.gain
+  // %1781 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v16[i0 * L + l] * v2[i0 * L + l])) - v14[i0 * L + l]) - v14[i0 * L + l]) -
-                  ((v4[i0 * L + l] * v17[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = (((-((v13[i0 * L + l] * 0.16666667f) * v2[i0 * L + l])) -
+                   ((v0[i0 * L + l] * v17[i0 * L + l]) * 0.6666667f)) -
+                  ((v4[i0 * L + l] * v18[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1727 = mul f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v15[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %1732 = mul f64[69] -> adj.ln.bias
+  // %1789 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v16[i0 * L + l]) - v0[i0 * L + l]) - v0[i0 * L + l]) -
-                         (v17[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((-((v13[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f)) -
+                         (v17[i0 * L + l] * 0.6666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1629 = contract f64[32,69] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 69 + i1) * L + l] = (v8[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l];
-      }
+  // %1808 = mul f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v1[i0 * L + l] * 2.0f;
     }
   }
-  // %1639 = sub f64[32,69] -> adj.Wb
+  // %1812 = sub f64[32,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-v24[(i0 * 69 + i1) * L + l]) -
-                     (v3[i1 * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                    v24[(i0 * 69 + i1) * L + l]) -
-                   (v5[i1 * L + l] * (v13[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = ((-(v0[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                    (v3[i1 * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                   (v5[i1 * L + l] * (v16[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1735 = contract f64[32,5,69] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 345 + i1 * 69 + i2) * L + l] =
-              v18[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f));
-        }
-      }
+  // %1813 = mul f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.33333334f)) * 2.0f;
     }
   }
-  // %1739 = sub f64[32,5,69] -> adj.Wk
+  // %1816 = sub f64[32,5,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6330,9 +6290,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v21[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
-                      v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+            sum[l] = ((-(v10[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v21[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
                      (v23[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -6340,19 +6299,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1691 = contract f64[32,5,69] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 345 + i1 * 69 + i2) * L + l] =
-              v10[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f));
-        }
-      }
-    }
-  }
-  // %1695 = sub f64[32,5,69] -> adj.Wv
+  // %1819 = sub f64[32,5,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6360,9 +6307,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v11[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
-                      v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+            sum[l] = ((-(v15[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v14[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
                      (v12[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -6370,33 +6316,33 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1522 = broadcast f64[32,5,69] -> adj.Wq
+  // %1536 = broadcast f64[32,5,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 11040; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1523 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1537 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1524 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %1538 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1525 = broadcast f64[64] -> adj.ff.up.bias
+  // %1539 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1526 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %1540 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1527 = broadcast f64[1,160] -> adj.out.weight
+  // %1541 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1528 = broadcast f64[1] -> adj.out.bias
+  // %1542 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -7617,12 +7563,11 @@ extern "C" void fwp_hebb_node_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_hebb_node.loss.vjp: 8 nodes
-  // %512 = sub f64[1] -> d.logit
-  // fwp_hebb_node.ode:55: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_hebb_node.loss.vjp: 7 nodes
+  // %518 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -7840,9 +7785,9 @@ const plastic_model kModel = {
             .field = 19840,
             .field_vjp = 178752,
             .adjoint_field = 354752,
-            .step = 73472,
+            .step = 47872,
             .step_vjp = 518272,
-            .adjoint_step = 879936,
+            .adjoint_step = 506176,
             .output = 19840,
             .output_vjp = 51840,
             .loss = 0,

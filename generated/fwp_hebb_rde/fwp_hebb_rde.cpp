@@ -2810,7 +2810,6 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29696);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34816);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2828,50 +2827,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_hebb_rde.field.step.rk4: 61 nodes
-  // %506 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %508 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
+  // fwp_hebb_rde.field.step.rk4: 59 nodes
   // %527 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2892,8 +2848,8 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e43 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
+        const T e12 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -2908,11 +2864,11 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %529 = add f64[15] -> v2
+  // %529 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
   // %548 = layernorm f64[15] -> v0
@@ -2935,8 +2891,8 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e74 * e74);
+        const T e43 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -2951,16 +2907,59 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %550 = add f64[15] -> v3
+  // %550 = add f64[15] -> v2
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v2[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %512 = contract f64[16] -> v4
-  // %533 = contract f64[16] -> v5
-  // %554 = contract f64[16] -> v6
+  // %506 = layernorm f64[15] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %508 = add f64[15] -> v3
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %533 = contract f64[16] -> v4
+  // %554 = contract f64[16] -> v5
+  // %512 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3010,23 +3009,23 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %513 = sigmoid f64[16] -> v7
+  // %534 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %534 = sigmoid f64[16] -> v4
+  // %555 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %510 = contract f64[16,10] -> v8
-  // %531 = contract f64[16,10] -> v9
-  // %552 = contract f64[16,10] -> v10
+  // %531 = contract f64[16,10] -> v8
+  // %552 = contract f64[16,10] -> v9
+  // %510 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3100,7 +3099,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       }
     }
   }
-  // %511 = softmax f64[16,10] -> v11
+  // %532 = softmax f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3132,7 +3131,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       }
     }
   }
-  // %514 = contract f64[16,10] -> v8
+  // %535 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -3141,9 +3140,9 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       }
     }
   }
-  // %515 = contract f64[16,10] -> v11
-  // %536 = contract f64[16,10] -> v12
-  // %557 = contract f64[16,10] -> v13
+  // %536 = contract f64[16,10] -> v11
+  // %557 = contract f64[16,10] -> v12
+  // %515 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3217,14 +3216,21 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       }
     }
   }
-  // %516 = tanh f64[16,10] -> v14
+  // %537 = tanh f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
     }
   }
-  // %532 = softmax f64[16,10] -> v11
+  // %558 = tanh f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+    }
+  }
+  // %553 = softmax f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3252,46 +3258,20 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %535 = contract f64[16,10] -> v9
+  // %556 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
+        v9[(i0 * 10 + i1) * L + l] = v12[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %537 = tanh f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
-    }
-  }
-  // %564 = mul f64[16,10,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v15[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((v9[(i0 * 10 + i1) * L + l] * v11[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.33333334f;
-        }
-      }
-    }
-  }
-  // %558 = tanh f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
-    }
-  }
-  // %553 = softmax f64[16,10] -> v11
+  // %511 = softmax f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3319,40 +3299,46 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %555 = sigmoid f64[16] -> v4
+  // %513 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %556 = contract f64[16,10] -> v10
+  // %514 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
+        v10[(i0 * 10 + i1) * L + l] = v12[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %570 = add f64[16,10,10] -> W
+  // %516 = tanh f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %752 = add f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (T(h) * ((((((v8[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l]) / 4.0f) *
-                          0.16666667f) +
-                         v15[(i0 * 100 + i1 * 10 + i2) * L + l]) +
-                        v15[(i0 * 100 + i1 * 10 + i2) * L + l]) +
-                       (((v9[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l]) / 4.0f) *
-                        0.16666667f))) +
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
+              (T(h) *
+               ((((v8[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.6666667f) +
+                ((((v11[(i0 * 10 + i2) * L + l] * v9[(i0 * 10 + i1) * L + l]) / 4.0f) +
+                  ((v10[(i0 * 10 + i1) * L + l] * v12[(i0 * 10 + i2) * L + l]) / 4.0f)) *
+                 0.16666667f)));
         }
       }
     }
@@ -3465,7 +3451,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %952 = div f64[16,10,10] -> v1
+  // %961 = div f64[16,10,10] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -3527,7 +3513,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v4[i0 * L + l] = ln_bias[i0] + (v3[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %970 = div f64[16,10,10] -> v5
+  // %979 = div f64[16,10,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -3855,7 +3841,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v19[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %971 = contract f64[16,10] -> v13
+  // %980 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3936,7 +3922,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %983 = contract f64[16] -> v9
+  // %992 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3965,7 +3951,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %984 = mul f64[16] -> v16
+  // %993 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3981,7 +3967,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %978 = contract f64[16,10] -> v22
+  // %987 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4030,14 +4016,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %979 = mul f64[16,10] -> v21
+  // %988 = mul f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %972 = contract f64[16,10] -> v19
+  // %981 = contract f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4046,7 +4032,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %973 = contract f64[16] -> v8
+  // %982 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4075,7 +4061,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %976 = mul f64[16,10] -> v13
+  // %985 = mul f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4133,8 +4119,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %960 = contract f64[16,10] -> v20
-  // %988 = contract f64[16,10] -> v22
+  // %969 = contract f64[16,10] -> v20
+  // %997 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4203,7 +4189,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %961 = mul f64[16,10] -> v12
+  // %970 = mul f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4217,8 +4203,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %953 = contract f64[16,10] -> v14
-  // %991 = contract f64[16,10] -> v20
+  // %962 = contract f64[16,10] -> v14
+  // %1000 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4287,7 +4273,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %965 = contract f64[16] -> v9
+  // %974 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4316,14 +4302,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %966 = mul f64[16] -> v10
+  // %975 = mul f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
     }
   }
-  // %954 = contract f64[16,10] -> v15
+  // %963 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4332,7 +4318,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %955 = contract f64[16] -> v9
+  // %964 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4361,7 +4347,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %958 = mul f64[16,10] -> v14
+  // %967 = mul f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4371,16 +4357,16 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %989 = mul f64[16,10] -> v15
+  // %998 = mul f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %962 = contract f64[16,15] -> v1
-  // %980 = contract f64[16,15] -> v5
-  // %990 = contract f64[16,15] -> v23
+  // %971 = contract f64[16,15] -> v1
+  // %989 = contract f64[16,15] -> v5
+  // %999 = contract f64[16,15] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -4466,7 +4452,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %992 = contract f64[16,10] -> v17
+  // %1001 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4475,7 +4461,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %993 = contract f64[16] -> v9
+  // %1002 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4504,7 +4490,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %996 = mul f64[16,10] -> v18
+  // %1005 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4514,9 +4500,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %959 = contract f64[16,15] -> v24
-  // %977 = contract f64[16,15] -> v25
-  // %997 = contract f64[16,15] -> v26
+  // %968 = contract f64[16,15] -> v24
+  // %986 = contract f64[16,15] -> v25
+  // %1006 = contract f64[16,15] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -4602,7 +4588,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %964 = reduce_sum f64[15] -> v9
+  // %973 = reduce_sum f64[15] -> v9
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4619,7 +4605,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %982 = reduce_sum f64[15] -> v11
+  // %991 = reduce_sum f64[15] -> v11
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4636,7 +4622,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %999 = reduce_sum f64[15] -> v17
+  // %1008 = reduce_sum f64[15] -> v17
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4653,7 +4639,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v17[i0 * L + l] = acc_v[l];
     }
   }
-  // %1000 = contract f64[16] -> v22
+  // %1009 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4682,16 +4668,16 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1001 = mul f64[16] -> v19
+  // %1010 = mul f64[16] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v22[i0 * L + l];
     }
   }
-  // %967 = contract f64[15] -> v8
-  // %985 = contract f64[15] -> v20
-  // %1002 = contract f64[15] -> v22
+  // %976 = contract f64[15] -> v8
+  // %994 = contract f64[15] -> v20
+  // %1011 = contract f64[15] -> v22
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4763,28 +4749,28 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v22[i0 * L + l] = acc2_v[l];
     }
   }
-  // %968 = add f64[15] -> v23
+  // %977 = add f64[15] -> v23
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v8[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %986 = add f64[15] -> v8
+  // %995 = add f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v20[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %1003 = add f64[15] -> v9
+  // %1012 = add f64[15] -> v9
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v17[i0 * L + l] + v22[i0 * L + l];
     }
   }
-  // %1006 = add f64[15] -> d.ln.gain
+  // %1015 = add f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -4796,7 +4782,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1008 = add f64[15] -> d.ln.bias
+  // %1017 = add f64[15] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -4807,7 +4793,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1013 = add f64[16,15] -> d.Wb
+  // %1022 = add f64[16,15] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
@@ -4821,7 +4807,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1018 = add f64[16,10,15] -> d.Wk
+  // %1027 = add f64[16,10,15] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -4838,7 +4824,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1023 = add f64[16,10,15] -> d.Wv
+  // %1032 = add f64[16,10,15] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -4863,14 +4849,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   if (u_stages_bar) {
-    // %1024 = mul f64[15] -> v2
+    // %1033 = mul f64[15] -> v2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1025 = reduce_sum f64[] -> v4
+    // %1034 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4885,7 +4871,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1029 = contract f64[] -> v7
+    // %1038 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4935,7 +4921,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = T(1) / std::sqrt((v11[l] * 0.06666667f) + 1e-05f);
     }
-    // %1034 = mul f64[15] -> d.dx@0
+    // %1043 = mul f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4979,14 +4965,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v0[l] = T(1) / std::sqrt((v2[l] * 0.06666667f) + 1e-05f);
     }
-    // %1035 = mul f64[15] -> v2
+    // %1044 = mul f64[15] -> v2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[i0 * L + l] = v8[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1036 = reduce_sum f64[] -> v4
+    // %1045 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5001,7 +4987,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1040 = contract f64[] -> v7
+    // %1049 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5016,7 +5002,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %1045 = mul f64[15] -> d.dx@1
+    // %1054 = mul f64[15] -> d.dx@1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5024,14 +5010,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
                                                     ((v7[l] * 0.06666667f) * v3[i0 * L + l]));
       }
     }
-    // %1046 = mul f64[15] -> v0
+    // %1055 = mul f64[15] -> v0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v0[i0 * L + l] = v9[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1047 = reduce_sum f64[] -> v2
+    // %1056 = reduce_sum f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5046,7 +5032,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = acc_v[l];
     }
-    // %1051 = contract f64[] -> v3
+    // %1060 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5096,7 +5082,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v7[l] * 0.06666667f) + 1e-05f);
     }
-    // %1056 = mul f64[15] -> d.dx@2
+    // %1065 = mul f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5162,7 +5148,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
   T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46080);
   T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56320);
   T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107520);
   T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112640);
   T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113152);
@@ -5172,7 +5158,6 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138752);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146432);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154112);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161792);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5195,51 +5180,8 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i = 0; i < 5070; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_rde.field.adjoint.step.rk4: 185 nodes
-  // %506 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %508 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %527 = layernorm f64[15] -> v2
+  // fwp_hebb_rde.field.adjoint.step.rk4: 183 nodes
+  // %527 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5259,8 +5201,8 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e44 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
+        const T e13 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
       }
     }
   }
@@ -5272,17 +5214,17 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %529 = add f64[15] -> v3
+  // %529 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %548 = layernorm f64[15] -> v4
+  // %548 = layernorm f64[15] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5302,7 +5244,50 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        const T e44 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %550 = add f64[15] -> v3
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (v2[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+    }
+  }
+  // %506 = layernorm f64[15] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e75 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e75 * e75);
       }
     }
@@ -5315,19 +5300,19 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %550 = add f64[15] -> v5
+  // %508 = add f64[15] -> v5
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v5[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %512 = contract f64[16] -> v6
-  // %533 = contract f64[16] -> v7
-  // %554 = contract f64[16] -> v8
+  // %533 = contract f64[16] -> v6
+  // %554 = contract f64[16] -> v7
+  // %512 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5377,23 +5362,23 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %513 = sigmoid f64[16] -> v9
+  // %534 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %534 = sigmoid f64[16] -> v6
+  // %555 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %510 = contract f64[16,10] -> v10
-  // %531 = contract f64[16,10] -> v11
-  // %552 = contract f64[16,10] -> v12
+  // %531 = contract f64[16,10] -> v10
+  // %552 = contract f64[16,10] -> v11
+  // %510 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5467,7 +5452,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %511 = softmax f64[16,10] -> v13
+  // %532 = softmax f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5499,7 +5484,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %514 = contract f64[16,10] -> v10
+  // %535 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -5508,9 +5493,9 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %515 = contract f64[16,10] -> v14
-  // %536 = contract f64[16,10] -> v15
-  // %557 = contract f64[16,10] -> v16
+  // %536 = contract f64[16,10] -> v14
+  // %557 = contract f64[16,10] -> v15
+  // %515 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5584,14 +5569,21 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %516 = tanh f64[16,10] -> v17
+  // %537 = tanh f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %532 = softmax f64[16,10] -> v14
+  // %558 = tanh f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+    }
+  }
+  // %553 = softmax f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5619,46 +5611,20 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v15[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %535 = contract f64[16,10] -> v11
+  // %556 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
+        v11[(i0 * 10 + i1) * L + l] = v15[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %537 = tanh f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
-    }
-  }
-  // %564 = mul f64[16,10,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((v11[(i0 * 10 + i1) * L + l] * v18[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.33333334f;
-        }
-      }
-    }
-  }
-  // %558 = tanh f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
-    }
-  }
-  // %553 = softmax f64[16,10] -> v16
+  // %511 = softmax f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5686,60 +5652,66 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %555 = sigmoid f64[16] -> v7
+  // %513 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %556 = contract f64[16,10] -> v12
+  // %514 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v12[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %570 = add f64[16,10,10] -> W
+  // %516 = tanh f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+    }
+  }
+  // %752 = add f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (T(h) * ((((((v10[(i0 * 10 + i1) * L + l] * v17[(i0 * 10 + i2) * L + l]) / 4.0f) *
-                          0.16666667f) +
-                         v19[(i0 * 100 + i1 * 10 + i2) * L + l]) +
-                        v19[(i0 * 100 + i1 * 10 + i2) * L + l]) +
-                       (((v15[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) / 4.0f) *
-                        0.16666667f))) +
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
+              (T(h) * ((((v10[(i0 * 10 + i1) * L + l] * v17[(i0 * 10 + i2) * L + l]) / 4.0f) *
+                        0.6666667f) +
+                       ((((v14[(i0 * 10 + i2) * L + l] * v11[(i0 * 10 + i1) * L + l]) / 4.0f) +
+                         ((v12[(i0 * 10 + i1) * L + l] * v19[(i0 * 10 + i2) * L + l]) / 4.0f)) *
+                        0.16666667f)));
         }
       }
     }
   }
-  // %1323 = add f64[16,10,10] -> a.W
+  // %1332 = add f64[16,10,10] -> a.W
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1324 = div f64[16,10,10] -> v19
+  // %1333 = div f64[16,10,10] -> v20
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = a1[i0 * L + l] / 4.0f;
+      v20[i0 * L + l] = a1[i0 * L + l] / 4.0f;
     }
   }
-  // %1328 = contract f64[16,10] -> v20
-  // %1350 = contract f64[16,10] -> v21
+  // %1337 = contract f64[16,10] -> v16
+  // %1359 = contract f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5756,30 +5728,30 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc4_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc4_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc5_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v21[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
         v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -5795,20 +5767,20 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
         v21[(i0 * 10 + i1) * L + l] = acc1_v[l];
       }
     }
   }
-  // %1338 = contract f64[16] -> v8
+  // %1347 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5820,13 +5792,13 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5837,15 +5809,15 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1339 = mul f64[16] -> v22
+  // %1348 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v8[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
+      v22[i0 * L + l] = v8[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
     }
   }
-  // %1325 = contract f64[16,10] -> v23
-  // %1347 = contract f64[16,10] -> v24
+  // %1334 = contract f64[16,10] -> v23
+  // %1356 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5862,22 +5834,22 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc4_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc5_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5901,9 +5873,9 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc1_v[l]);
         }
       }
@@ -5914,23 +5886,23 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1326 = mul f64[16,10] -> v11
+  // %1335 = mul f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
+      v10[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %1329 = contract f64[16,10] -> v12
+  // %1338 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
+        v11[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %1413 = contract f64[16] -> v6
+  // %1422 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5942,41 +5914,41 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1538 = mul f64[16,10] -> v18
+  // %1547 = mul f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] =
-            (v12[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]) * v14[(i0 * 10 + i1) * L + l];
+        v16[(i0 * 10 + i1) * L + l] =
+            (v11[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v13[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %224 = div f64[16,10,10] -> v19
+  // %224 = div f64[16,10,10] -> v20
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = a0[i0 * L + l] / 4.0f;
+      v20[i0 * L + l] = a0[i0 * L + l] / 4.0f;
     }
   }
-  // %1155 = contract f64[16,10] -> v12
+  // %1164 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5989,22 +5961,22 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6015,17 +5987,17 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1166 = contract f64[16,10] -> v14
+  // %1175 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6038,22 +6010,22 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6064,34 +6036,34 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1167 = mul f64[16,10] -> v10
+  // %1176 = mul f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+      v12[i0 * L + l] = v13[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %1159 = contract f64[16,10] -> v14
+  // %1168 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = v12[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+        v13[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1156 = contract f64[16] -> v6
-  // %1425 = contract f64[16] -> v8
+  // %1165 = contract f64[16] -> v8
+  // %1434 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6107,61 +6079,61 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v8[(i0 * 4) * L + l] = acc4_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1157 = mul f64[16] -> v12
+  // %1166 = mul f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
+      v11[i0 * L + l] = v8[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
     }
   }
-  // %1547 = mul f64[16,10] -> v17
+  // %1556 = mul f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v17[(i0 * 10 + i1) * L + l] =
-            (v14[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v13[(i0 * 10 + i1) * L + l];
+            (v13[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %1351 = contract f64[16,10] -> v13
+  // %1360 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v13[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1439 = contract f64[16] -> v6
+  // %1448 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6173,36 +6145,36 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1557 = mul f64[16,10] -> v14
+  // %1566 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] =
-            (v13[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]) * v16[(i0 * 10 + i1) * L + l];
+        v18[(i0 * 10 + i1) * L + l] =
+            (v13[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]) * v15[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %1539 = contract f64[16,15] -> v19
-  // %1548 = contract f64[16,15] -> v25
-  // %1558 = contract f64[16,15] -> v26
+  // %1548 = contract f64[16,15] -> v20
+  // %1557 = contract f64[16,15] -> v25
+  // %1567 = contract f64[16,15] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6224,37 +6196,37 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
               std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v14[(i0 * 10 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v14[(i0 * 10 + i2) * L + l],
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v14[(i0 * 10 + i2) * L + l],
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v25[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
         v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -6275,29 +6247,29 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 15 + i1) * L + l] = acc0_v[l];
         v25[(i0 * 15 + i1) * L + l] = acc1_v[l];
         v26[(i0 * 15 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %1348 = mul f64[16,10] -> v13
+  // %1357 = mul f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
+      v13[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
     }
   }
-  // %1327 = contract f64[16,15] -> v27
-  // %1168 = contract f64[16,15] -> v28
-  // %1349 = contract f64[16,15] -> v29
+  // %1336 = contract f64[16,15] -> v27
+  // %1177 = contract f64[16,15] -> v28
+  // %1358 = contract f64[16,15] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6319,27 +6291,27 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l],
                                 acc11_v[l]);
         }
@@ -6370,8 +6342,8 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
@@ -6383,7 +6355,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1541 = reduce_sum f64[15] -> v6
+  // %1550 = reduce_sum f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6392,15 +6364,15 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v27[(i0 + i1 * 15) * L + l] + v19[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v27[(i0 + i1 * 15) * L + l] + v20[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
+      v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %1550 = reduce_sum f64[15] -> v8
+  // %1559 = reduce_sum f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6417,7 +6389,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[i0 * L + l] = acc_v[l];
     }
   }
-  // %1560 = reduce_sum f64[15] -> v9
+  // %1569 = reduce_sum f64[15] -> v9
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6434,7 +6406,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %1360 = contract f64[16] -> v15
+  // %1369 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6446,33 +6418,33 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1361 = mul f64[16] -> v16
+  // %1370 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v15[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+      v15[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
     }
   }
-  // %1340 = contract f64[15] -> v7
-  // %1158 = contract f64[15] -> v15
-  // %1362 = contract f64[15] -> v20
+  // %1349 = contract f64[15] -> v6
+  // %1167 = contract f64[15] -> v14
+  // %1371 = contract f64[15] -> v19
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6493,33 +6465,33 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v12[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v16[i1 * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v11[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v15[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v12[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v16[i1 * L + l], acc9_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v11[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v15[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v12[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v16[i1 * L + l], acc10_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v11[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v15[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v22[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v12[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v16[i1 * L + l], acc11_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v11[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v15[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 4) * L + l] = acc4_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v20[(i0 * 4) * L + l] = acc8_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc8_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -6533,109 +6505,88 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc2_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v15[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
-      v15[i0 * L + l] = acc1_v[l];
-      v20[i0 * L + l] = acc2_v[l];
+      v6[i0 * L + l] = acc0_v[l];
+      v14[i0 * L + l] = acc1_v[l];
+      v19[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1543 = mul f64[15] -> v21
+  // %1551 = add f64[15] -> v21
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v7[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f;
+      v21[i0 * L + l] = v6[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1544 = contract f64[15] -> v6
+  // %1560 = add f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v21[i0 * L + l] * v2[i0 * L + l];
+      v6[i0 * L + l] = v14[i0 * L + l] + v8[i0 * L + l];
     }
   }
-  // %1551 = add f64[15] -> v2
+  // %1570 = add f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v15[i0 * L + l] + v8[i0 * L + l];
+      v7[i0 * L + l] = v9[i0 * L + l] + v19[i0 * L + l];
     }
   }
-  // %1562 = mul f64[15] -> v7
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (v9[i0 * L + l] + v20[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %1565 = mul f64[15] -> adj.ln.gain
+  // %1632 = mul f64[15] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v6[i0 * L + l]) - ((v0[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f)) -
-                   v6[i0 * L + l]) -
-                  (v4[i0 * L + l] * v7[i0 * L + l])) *
+        sum[l] = (((-((v21[i0 * L + l] * 0.33333334f) * (v0[i0 * L + l] * 2.0f))) -
+                   ((v4[i0 * L + l] * v6[i0 * L + l]) * 0.16666667f)) -
+                  (v2[i0 * L + l] * (v7[i0 * L + l] * 0.16666667f))) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1571 = mul f64[15] -> adj.ln.bias
+  // %1614 = mul f64[15] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v21[i0 * L + l]) - (v2[i0 * L + l] * 0.16666667f)) - v21[i0 * L + l]) -
-                         v7[i0 * L + l]);
+        sum[l] = ((-(v21[i0 * L + l] * 0.6666667f)) -
+                  ((v7[i0 * L + l] + v6[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1470 = contract f64[16,15] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1) * L + l] = v22[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.33333334f));
-      }
+  // %1633 = mul f64[15] -> v0
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.33333334f)) * 2.0f;
     }
   }
-  // %1480 = sub f64[16,15] -> adj.Wb
+  // %1637 = sub f64[16,15] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-v25[(i0 * 15 + i1) * L + l]) -
-                     ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v12[i0 * L + l])) -
-                    v25[(i0 * 15 + i1) * L + l]) -
-                   (v16[i0 * L + l] * (v5[i1 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = ((-(v22[i0 * L + l] * v0[i1 * L + l])) -
+                    ((v5[i1 * L + l] * (T(h) * 0.16666667f)) * v11[i0 * L + l])) -
+                   (v15[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1574 = contract f64[16,10,15] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 150 + i1 * 15 + i2) * L + l] =
-              v18[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f));
-        }
-      }
-    }
-  }
-  // %1578 = sub f64[16,10,15] -> adj.Wk
+  // %1640 = sub f64[16,10,15] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6643,29 +6594,16 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v17[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                      v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                     (v14[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v17[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v16[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
+                     (v18[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1532 = contract f64[16,10,15] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 150 + i1 * 15 + i2) * L + l] =
-              v11[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f));
-        }
-      }
-    }
-  }
-  // %1536 = sub f64[16,10,15] -> adj.Wv
+  // %1643 = sub f64[16,10,15] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6673,43 +6611,42 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v10[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                      v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                     (v13[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v12[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v10[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
+                     (v13[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1400 = broadcast f64[16,10,15] -> adj.Wq
+  // %1409 = broadcast f64[16,10,15] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2400; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1401 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1410 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1402 = broadcast f64[128,160] -> adj.ff.up.weight
+  // %1411 = broadcast f64[128,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1403 = broadcast f64[128] -> adj.ff.up.bias
+  // %1412 = broadcast f64[128] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1404 = broadcast f64[160,128] -> adj.ff.down.weight
+  // %1413 = broadcast f64[160,128] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1405 = broadcast f64[3,160] -> adj.out.weight
+  // %1414 = broadcast f64[3,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1406 = broadcast f64[3] -> adj.out.bias
+  // %1415 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -8315,9 +8252,9 @@ const plastic_model kModel = {
             .field = 16896,
             .field_vjp = 82240,
             .adjoint_field = 169728,
-            .step = 91136,
+            .step = 39936,
             .step_vjp = 194560,
-            .adjoint_step = 238592,
+            .adjoint_step = 161792,
             .output = 16384,
             .output_vjp = 54656,
             .loss = 128,

@@ -2403,7 +2403,6 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26688);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30784);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34880);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2421,50 +2420,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_hebb_xkey_cde.field.step.rk4: 63 nodes
-  // %474 = layernorm f64[21] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 126) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 21.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 21.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %476 = add f64[21] -> v1
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
+  // fwp_hebb_xkey_cde.field.step.rk4: 64 nodes
   // %453 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2485,8 +2441,8 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e43 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
+        const T e12 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -2501,15 +2457,58 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v0[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %455 = add f64[21] -> v2
+  // %455 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %481 = contract f64[32,4] -> v3
-  // %460 = contract f64[32,4] -> v4
+  // %474 = layernorm f64[21] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 126) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 21.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e43 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 21.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %476 = add f64[21] -> v2
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %460 = contract f64[32,4] -> v3
+  // %481 = contract f64[32,4] -> v4
   // %439 = contract f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -2530,17 +2529,17 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc6_v[l]);
         acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc7_v[l]);
         acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc11_v[l]);
       }
     }
@@ -2560,7 +2559,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %482 = softmax f64[32,4] -> v6
+  // %461 = softmax f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2592,7 +2591,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %461 = softmax f64[32,4] -> v3
+  // %482 = softmax f64[32,4] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2699,8 +2698,8 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v5[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %483 = contract f64[32] -> v7
-  // %462 = contract f64[32] -> v8
+  // %462 = contract f64[32] -> v7
+  // %483 = contract f64[32] -> v8
   // %441 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -2751,11 +2750,18 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %695 = contract f64[32] -> v10
+  // %690 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.16666667f);
+      v10[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.33333334f);
+    }
+  }
+  // %695 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
   // %696 = contract f64[32,4] -> v11
@@ -2763,35 +2769,28 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+        v11[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %690 = contract f64[32] -> v7
+  // %684 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.33333334f);
+      v7[i0 * L + l] = sigmoid(v9[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %684 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v9[i0 * L + l]) * (T(h) * 0.16666667f);
-    }
-  }
-  // %685 = contract f64[32,4] -> v6
+  // %685 = contract f64[32,4] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+        v3[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %478 = contract f64[32,4] -> v4
-  // %457 = contract f64[32,4] -> v12
+  // %457 = contract f64[32,4] -> v4
+  // %478 = contract f64[32,4] -> v12
   // %436 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -2842,52 +2841,39 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v13[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %479 = tanh f64[32,4] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
-    }
-  }
-  // %691 = contract f64[32,4] -> v4
+  // %712 = mul f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 4 + i1) * L + l] = vm::tanh(v12[(i0 * 4 + i1) * L + l]) * v7[i0 * L + l];
+        v5[(i0 * 4 + i1) * L + l] = (vm::tanh(v4[(i0 * 4 + i1) * L + l]) * v10[i0 * L + l]) * 2.0f;
       }
     }
   }
-  // %692 = contract f64[32,4,4] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v14[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              v3[(i0 * 4 + i2) * L + l] * v4[(i0 * 4 + i1) * L + l];
-        }
-      }
-    }
-  }
-  // %437 = tanh f64[32,4] -> v3
+  // %479 = tanh f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %700 = add f64[32,4,4] -> W
+  // %437 = tanh f64[32,4] -> v12
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %716 = add f64[32,4,4] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              ((v11[(i0 * 4 + i2) * L + l] * v5[(i0 * 4 + i1) * L + l]) +
-               ((v14[(i0 * 16 + i1 * 4 + i2) * L + l] +
-                 (v6[(i0 * 4 + i2) * L + l] * v3[(i0 * 4 + i1) * L + l])) +
-                v14[(i0 * 16 + i1 * 4 + i2) * L + l])) +
+              (((v5[(i0 * 4 + i1) * L + l] * v6[(i0 * 4 + i2) * L + l]) +
+                (v11[(i0 * 4 + i2) * L + l] * v4[(i0 * 4 + i1) * L + l])) +
+               (v3[(i0 * 4 + i2) * L + l] * v12[(i0 * 4 + i1) * L + l])) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -3344,9 +3330,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %921 = contract f64[32,4] -> v17
-  // %773 = contract f64[32,4] -> v18
-  // %787 = contract f64[32,4] -> v19
+  // %934 = contract f64[32,4] -> v17
+  // %786 = contract f64[32,4] -> v18
+  // %800 = contract f64[32,4] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3467,7 +3453,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v20[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %922 = mul f64[32,4] -> v14
+  // %935 = mul f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3481,7 +3467,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v17[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %930 = mul f64[32,4] -> v15
+  // %943 = mul f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3495,9 +3481,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v18[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
     }
   }
-  // %924 = contract f64[32,4] -> v16
-  // %783 = contract f64[32,4] -> v21
-  // %797 = contract f64[32,4] -> v22
+  // %937 = contract f64[32,4] -> v16
+  // %796 = contract f64[32,4] -> v21
+  // %810 = contract f64[32,4] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3559,7 +3545,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %925 = contract f64[32] -> v12
+  // %938 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3588,14 +3574,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %926 = mul f64[32] -> v17
+  // %939 = mul f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v12[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
     }
   }
-  // %932 = contract f64[32] -> v12
+  // %945 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3624,23 +3610,23 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %933 = mul f64[32] -> v20
+  // %946 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v12[i0 * L + l];
     }
   }
-  // %938 = mul f64[32,4] -> v23
+  // %951 = mul f64[32,4] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
     }
   }
-  // %923 = contract f64[21] -> v12
-  // %931 = contract f64[21] -> v18
-  // %939 = contract f64[21] -> v19
+  // %936 = contract f64[21] -> v12
+  // %944 = contract f64[21] -> v18
+  // %952 = contract f64[21] -> v19
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3726,7 +3712,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     v18[20 * L + l] = acc1_v[l];
     v19[20 * L + l] = acc2_v[l];
   }
-  // %940 = contract f64[32] -> v24
+  // %953 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3755,16 +3741,16 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %941 = mul f64[32] -> v25
+  // %954 = mul f64[32] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = (v11[i0 * L + l] * (1.0f - v11[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %927 = contract f64[21] -> v24
-  // %934 = contract f64[21] -> v26
-  // %942 = contract f64[21] -> v27
+  // %940 = contract f64[21] -> v24
+  // %947 = contract f64[21] -> v26
+  // %955 = contract f64[21] -> v27
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3834,28 +3820,28 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     v26[20 * L + l] = acc1_v[l];
     v27[20 * L + l] = acc2_v[l];
   }
-  // %928 = add f64[21] -> v28
+  // %941 = add f64[21] -> v28
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v12[i0 * L + l] + v24[i0 * L + l];
     }
   }
-  // %935 = add f64[21] -> v12
+  // %948 = add f64[21] -> v12
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v26[i0 * L + l] + v18[i0 * L + l];
     }
   }
-  // %943 = add f64[21] -> v26
+  // %956 = add f64[21] -> v26
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v19[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %945 = add f64[21] -> d.ln.gain
+  // %958 = add f64[21] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
@@ -3867,7 +3853,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %947 = add f64[21] -> d.ln.bias
+  // %960 = add f64[21] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
@@ -3878,7 +3864,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %952 = add f64[32,21] -> d.Wb
+  // %965 = add f64[32,21] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -3892,7 +3878,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %953 = contract f64[32,4] -> v17
+  // %966 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3901,7 +3887,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %954 = contract f64[32] -> v11
+  // %967 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3930,7 +3916,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %957 = mul f64[32,4] -> v18
+  // %970 = mul f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3940,7 +3926,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %959 = contract f64[32,4] -> v6
+  // %972 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3949,7 +3935,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %960 = contract f64[32] -> v10
+  // %973 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3978,7 +3964,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %963 = mul f64[32,4] -> v17
+  // %976 = mul f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3988,7 +3974,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %965 = contract f64[32,4] -> v5
+  // %978 = contract f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3997,7 +3983,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %966 = contract f64[32] -> v10
+  // %979 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4026,7 +4012,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %969 = mul f64[32,4] -> v6
+  // %982 = mul f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4036,7 +4022,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %972 = add f64[32,4,21] -> d.Wk
+  // %985 = add f64[32,4,21] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -4053,7 +4039,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %977 = add f64[32,4,21] -> d.Wv
+  // %990 = add f64[32,4,21] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -4113,14 +4099,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = T(1) / std::sqrt((v1[l] * 0.04761905f) + 1e-05f);
     }
-    // %978 = mul f64[21] -> v1
+    // %991 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v26[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %979 = reduce_sum f64[] -> v3
+    // %992 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4135,7 +4121,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v3[l] = acc_v[l];
     }
-    // %983 = contract f64[] -> v26
+    // %996 = contract f64[] -> v26
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4150,7 +4136,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v26[l] = acc0_v[l];
     }
-    // %988 = mul f64[21] -> d.x@0
+    // %1001 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4158,7 +4144,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
                                              (v4[i0 * L + l] * (v26[l] * 0.04761905f)));
       }
     }
-    // %989 = contract f64[21] -> d.dx@0
+    // %1002 = contract f64[21] -> d.dx@0
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4206,14 +4192,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[41 * L + l] += acc0_v[l];
     }
-    // %990 = mul f64[21] -> v1
+    // %1003 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v12[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %991 = reduce_sum f64[] -> v9
+    // %1004 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4228,7 +4214,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %995 = contract f64[] -> v3
+    // %1008 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4278,7 +4264,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v26[l] * 0.04761905f) + 1e-05f);
     }
-    // %1000 = mul f64[21] -> d.x@1
+    // %1013 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4287,7 +4273,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
             v4[l];
       }
     }
-    // %1001 = contract f64[21] -> d.dx@1
+    // %1014 = contract f64[21] -> d.dx@1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4335,14 +4321,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[83 * L + l] += acc0_v[l];
     }
-    // %1002 = mul f64[21] -> v1
+    // %1015 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v28[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1003 = reduce_sum f64[] -> v9
+    // %1016 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4357,7 +4343,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %1007 = contract f64[] -> v2
+    // %1020 = contract f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4407,7 +4393,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v3[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
     }
-    // %1012 = mul f64[21] -> d.x@2
+    // %1025 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4416,7 +4402,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
             v3[l];
       }
     }
-    // %1013 = contract f64[21] -> d.dx@2
+    // %1026 = contract f64[21] -> d.dx@2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4523,12 +4509,12 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44608);
   T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48704);
   T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52800);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69184);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70208);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74304);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78400);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99904);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100928);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56896);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57920);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62016);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66112);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67136);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68160);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4550,7 +4536,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i = 0; i < 6090; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_xkey_cde.field.adjoint.step.rk4: 176 nodes
+  // fwp_hebb_xkey_cde.field.adjoint.step.rk4: 178 nodes
   // %432 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -4994,51 +4980,47 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v17[i0 * L + l] = vm::tanh(v18[i0 * L + l]);
     }
   }
-  // %1352 = contract f64[32,4,4] -> v21
+  // %1613 = mul f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v21[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              v15[(i0 * 4 + i2) * L + l] * (v17[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f));
-        }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 4 + i1) * L + l] = (v17[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * 2.0f;
       }
     }
   }
-  // %479 = tanh f64[32,4] -> v18
+  // %479 = tanh f64[32,4] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(v19[i0 * L + l]);
+      v21[i0 * L + l] = vm::tanh(v19[i0 * L + l]);
     }
   }
-  // %1519 = add f64[32,4,4] -> W
+  // %1616 = add f64[32,4,4] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
-              (((((v20[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v14[(i0 * 4 + i2) * L + l]) +
-                 v21[(i0 * 16 + i1 * 4 + i2) * L + l]) +
-                v21[(i0 * 16 + i1 * 4 + i2) * L + l]) +
-               ((v16[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v18[(i0 * 4 + i1) * L + l]));
+              ((z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
+                ((v20[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                 v14[(i0 * 4 + i2) * L + l])) +
+               (v15[(i0 * 4 + i2) * L + l] * v18[(i0 * 4 + i1) * L + l])) +
+              ((v16[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v21[(i0 * 4 + i1) * L + l]);
         }
       }
     }
   }
-  // %1262 = add f64[32,4,4] -> a.W
+  // %1275 = add f64[32,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = a0[i0 * L + l] + (T(h) * -0.0f);
     }
   }
-  // %1263 = contract f64[32,4] -> v19
-  // %1277 = contract f64[32,4] -> v21
+  // %1276 = contract f64[32,4] -> v18
+  // %1290 = contract f64[32,4] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5055,34 +5037,34 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v18[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v21[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v18[(i0 * 4 + i1) * L + l], acc5_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v21[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v18[(i0 * 4 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v21[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v18[(i0 * 4 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v21[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc4_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1264 = contract f64[32] -> v12
+  // %1277 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5094,13 +5076,13 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5111,15 +5093,15 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1265 = mul f64[32] -> v22
+  // %1278 = mul f64[32] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v12[i0 * L + l];
     }
   }
-  // %1267 = contract f64[32,4] -> v23
-  // %1281 = contract f64[32,4] -> v24
+  // %1280 = contract f64[32,4] -> v23
+  // %1294 = contract f64[32,4] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5159,14 +5141,14 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v24[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1268 = mul f64[32,4] -> v15
+  // %1281 = mul f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %1105 = contract f64[32,4] -> v16
+  // %1118 = contract f64[32,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5195,7 +5177,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1101 = contract f64[32,4] -> v17
+  // %1114 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5222,23 +5204,23 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1102 = mul f64[32,4] -> v14
+  // %1115 = mul f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v17[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
     }
   }
-  // %1282 = mul f64[32,4] -> v17
+  // %1295 = mul f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
+      v17[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
     }
   }
-  // %1366 = contract f64[21] -> v12
-  // %1380 = contract f64[21] -> v18
-  // %1397 = contract f64[21] -> v20
+  // %1379 = contract f64[21] -> v12
+  // %1393 = contract f64[21] -> v20
+  // %1410 = contract f64[21] -> v21
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5292,14 +5274,14 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v18[(i0 * 4) * L + l] = acc4_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v20[(i0 * 4) * L + l] = acc8_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v20[(i0 * 4) * L + l] = acc4_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v21[(i0 * 4) * L + l] = acc8_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5321,29 +5303,27 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v12[20 * L + l] = acc0_v[l];
-    v18[20 * L + l] = acc1_v[l];
-    v20[20 * L + l] = acc2_v[l];
+    v20[20 * L + l] = acc1_v[l];
+    v21[20 * L + l] = acc2_v[l];
   }
-  // %1425 = contract f64[32,21] -> v25
+  // %1624 = mul f64[32] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 21 + i1) * L + l] = (v3[i1 * L + l] * (T(h) * 0.33333334f)) * v22[i0 * L + l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v22[i0 * L + l] * 2.0f;
     }
   }
-  // %1115 = contract f64[32,4] -> v23
+  // %1128 = contract f64[32,4] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v24[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
       }
     }
   }
-  // %1106 = contract f64[32] -> v24
-  // %1433 = contract f64[32] -> v26
+  // %1119 = contract f64[32] -> v25
+  // %1446 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5360,60 +5340,60 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v23[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v24[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v23[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v24[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v23[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v24[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v23[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v24[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v26[(i0 * 4) * L + l] = acc4_v[l];
       v26[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v26[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v26[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1107 = mul f64[32] -> v16
+  // %1120 = mul f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v24[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
+      v16[i0 * L + l] = v25[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
     }
   }
-  // %1539 = contract f64[32,4] -> v24
+  // %1552 = contract f64[32,4] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 4 + i1) * L + l] =
-            (v23[(i0 * 4 + i1) * L + l] - v26[i0 * L + l]) * v7[(i0 * 4 + i1) * L + l];
+        v27[(i0 * 4 + i1) * L + l] =
+            (v24[(i0 * 4 + i1) * L + l] - v26[i0 * L + l]) * v7[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1304 = contract f64[32,4] -> v7
+  // %1317 = contract f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+        v7[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1448 = contract f64[32] -> v10
+  // %1461 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5442,39 +5422,34 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1543 = contract f64[32,4] -> v19
+  // %1556 = contract f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] =
+        v18[(i0 * 4 + i1) * L + l] =
             (v7[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v4[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1544 = contract f64[32,4,21] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v27[(i0 * 84 + i1 * 21 + i2) * L + l] =
-              v19[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f));
-        }
-      }
+  // %1628 = mul f64[21] -> v10
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = (u_stages[(i0 + 63) * L + l] * (T(h) * 0.33333334f)) * 2.0f;
     }
   }
-  // %1314 = contract f64[32,4] -> v4
+  // %1327 = contract f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 4 + i1) * L + l] = v21[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+        v4[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %1278 = contract f64[32] -> v10
-  // %1466 = contract f64[32] -> v13
+  // %1291 = contract f64[32] -> v13
+  // %1479 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5490,44 +5465,44 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v21[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v21[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v21[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v21[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v13[(i0 * 4) * L + l] = acc4_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc4_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1279 = mul f64[32] -> v26
+  // %1292 = mul f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v10[i0 * L + l] * (v11[i0 * L + l] * (1.0f - v11[i0 * L + l]));
+      v26[i0 * L + l] = v13[i0 * L + l] * (v11[i0 * L + l] * (1.0f - v11[i0 * L + l]));
     }
   }
-  // %1266 = contract f64[21] -> v10
-  // %1108 = contract f64[21] -> v11
-  // %1280 = contract f64[21] -> v7
+  // %1279 = contract f64[21] -> v11
+  // %1121 = contract f64[21] -> v13
+  // %1293 = contract f64[21] -> v7
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5563,14 +5538,14 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 4) * L + l] = acc4_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc4_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc7_v[l];
       v7[(i0 * 4) * L + l] = acc8_v[l];
       v7[(i0 * 4 + 1) * L + l] = acc9_v[l];
       v7[(i0 * 4 + 2) * L + l] = acc10_v[l];
@@ -5593,90 +5568,84 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v10[20 * L + l] = acc0_v[l];
-    v11[20 * L + l] = acc1_v[l];
+    v11[20 * L + l] = acc0_v[l];
+    v13[20 * L + l] = acc1_v[l];
     v7[20 * L + l] = acc2_v[l];
   }
-  // %1520 = mul f64[21] -> v22
+  // %1386 = add f64[21] -> v22
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (v10[i0 * L + l] + v12[i0 * L + l]) * 0.33333334f;
+      v22[i0 * L + l] = v11[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %1521 = contract f64[21] -> v10
+  // %1395 = add f64[21] -> v11
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v22[i0 * L + l] * v2[i0 * L + l];
+      v11[i0 * L + l] = v13[i0 * L + l] + v20[i0 * L + l];
     }
   }
-  // %1382 = add f64[21] -> v2
+  // %1412 = add f64[21] -> v12
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v11[i0 * L + l] + v18[i0 * L + l];
+      v12[i0 * L + l] = v21[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1399 = add f64[21] -> v11
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v20[i0 * L + l] + v7[i0 * L + l];
-    }
-  }
-  // %1530 = mul f64[21] -> adj.ln.gain
+  // %1622 = mul f64[21] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v10[i0 * L + l]) - ((v0[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f)) -
-                          v10[i0 * L + l]) -
-                         ((v6[i0 * L + l] * v11[i0 * L + l]) * 0.16666667f));
+        sum[l] = ((-((v2[i0 * L + l] * 2.0f) * (v22[i0 * L + l] * 0.33333334f))) -
+                  (((v0[i0 * L + l] * v11[i0 * L + l]) + (v6[i0 * L + l] * v12[i0 * L + l])) *
+                   0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1537 = mul f64[21] -> adj.ln.bias
+  // %1600 = mul f64[21] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v2[i0 * L + l] * 0.16666667f)) - v22[i0 * L + l]) - v22[i0 * L + l]) -
-                         (v11[i0 * L + l] * 0.16666667f));
+        sum[l] = ((-((v11[i0 * L + l] + v12[i0 * L + l]) * 0.16666667f)) -
+                  (v22[i0 * L + l] * 0.6666667f)) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1431 = sub f64[32,21] -> adj.Wb
+  // %1627 = sub f64[32,21] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v16[i0 * L + l])) -
-                     v25[(i0 * 21 + i1) * L + l]) -
-                    v25[(i0 * 21 + i1) * L + l]) -
+          sum[l] = ((-((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v16[i0 * L + l])) -
+                    ((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v23[i0 * L + l])) -
                    ((v9[i1 * L + l] * (T(h) * 0.16666667f)) * v26[i0 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1548 = contract f64[32,4] -> v6
+  // %1561 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v6[(i0 * 4 + i1) * L + l] =
-            v5[(i0 * 4 + i1) * L + l] * (v4[(i0 * 4 + i1) * L + l] - v13[i0 * L + l]);
+            v5[(i0 * 4 + i1) * L + l] * (v4[(i0 * 4 + i1) * L + l] - v25[i0 * L + l]);
       }
     }
   }
-  // %1550 = sub f64[32,4,21] -> adj.Wk
+  // %1631 = sub f64[32,4,21] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -5685,10 +5654,9 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] =
-                (((-(v24[(i0 * 4 + i1) * L + l] *
-                     (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
-                  v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                 v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                ((-(v27[(i0 * 4 + i1) * L + l] *
+                    (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
+                 (v18[(i0 * 4 + i1) * L + l] * v10[i2 * L + l])) -
                 (v6[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
@@ -5696,19 +5664,14 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  // %1514 = contract f64[32,4,21] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v27[(i0 * 84 + i1 * 21 + i2) * L + l] =
-              v15[(i0 * 4 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f));
-        }
-      }
+  // %1632 = mul f64[21] -> v0
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (v3[i0 * L + l] * (T(h) * 0.33333334f)) * 2.0f;
     }
   }
-  // %1518 = sub f64[32,4,21] -> adj.Wv
+  // %1635 = sub f64[32,4,21] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -5716,9 +5679,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v14[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                      v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+            sum[l] = ((-(v14[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v15[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
                      (v17[(i0 * 4 + i1) * L + l] * (v9[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
@@ -5726,33 +5688,33 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  // %1332 = broadcast f64[32,4,21] -> adj.Wq
+  // %1345 = broadcast f64[32,4,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2688; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1333 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1346 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1334 = broadcast f64[512,128] -> adj.ff.up.weight
+  // %1347 = broadcast f64[512,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1335 = broadcast f64[512] -> adj.ff.up.bias
+  // %1348 = broadcast f64[512] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1336 = broadcast f64[128,512] -> adj.ff.down.weight
+  // %1349 = broadcast f64[128,512] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1337 = broadcast f64[10,128] -> adj.out.weight
+  // %1350 = broadcast f64[10,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 1280; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1338 = broadcast f64[10] -> adj.out.bias
+  // %1351 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -7124,9 +7086,9 @@ const plastic_model kModel = {
             .field = 14720,
             .field_vjp = 28480,
             .adjoint_field = 52544,
-            .step = 51264,
+            .step = 34880,
             .step_vjp = 69248,
-            .adjoint_step = 186944,
+            .adjoint_step = 72256,
             .output = 45184,
             .output_vjp = 98624,
             .loss = 128,

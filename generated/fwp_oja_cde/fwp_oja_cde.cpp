@@ -2957,7 +2957,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_oja_cde.field.step.rk4: 90 nodes
-  // %588 = layernorm f64[69] -> v0
+  // %590 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2993,14 +2993,14 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v1
+  // %592 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %565 = layernorm f64[69] -> v0
+  // %567 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3036,14 +3036,14 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %567 = add f64[69] -> v2
+  // %569 = add f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %615 = layernorm f64[69] -> v0
+  // %617 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3079,16 +3079,16 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %617 = add f64[69] -> v3
+  // %619 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %576 = contract f64[16] -> v0
-  // %599 = contract f64[16] -> v4
-  // %626 = contract f64[16] -> v5
+  // %578 = contract f64[16] -> v0
+  // %601 = contract f64[16] -> v4
+  // %628 = contract f64[16] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3138,23 +3138,23 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %577 = sigmoid f64[16] -> v6
+  // %579 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %600 = sigmoid f64[16] -> v0
+  // %602 = sigmoid f64[16] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %592 = contract f64[16,5] -> v7
-  // %569 = contract f64[16,5] -> v8
-  // %619 = contract f64[16,5] -> v9
+  // %594 = contract f64[16,5] -> v7
+  // %571 = contract f64[16,5] -> v8
+  // %621 = contract f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3221,9 +3221,9 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %594 = contract f64[16,5] -> v10
-  // %571 = contract f64[16,5] -> v11
-  // %621 = contract f64[16,5] -> v12
+  // %596 = contract f64[16,5] -> v10
+  // %573 = contract f64[16,5] -> v11
+  // %623 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3290,21 +3290,21 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %595 = tanh f64[16,5] -> v13
+  // %597 = tanh f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %572 = tanh f64[16,5] -> v10
+  // %574 = tanh f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
     }
   }
-  // %858 = contract f64[16] -> v4
+  // %860 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3333,14 +3333,14 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %859 = contract f64[16] -> v1
+  // %861 = contract f64[16] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (v6[i0 * L + l] * (T(h) * 0.5f)) * v4[i0 * L + l];
     }
   }
-  // %870 = contract f64[16] -> v4
+  // %872 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3369,14 +3369,14 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %871 = contract f64[16] -> v2
+  // %873 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = (v0[i0 * L + l] * (T(h) * 0.5f)) * v4[i0 * L + l];
     }
   }
-  // %907 = contract f64[16,5] -> v11
+  // %909 = contract f64[16,5] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3386,16 +3386,16 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %622 = tanh f64[16,5] -> v14
+  // %624 = tanh f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %861 = contract f64[16,5] -> v12
-  // %573 = contract f64[16,5] -> v15
-  // %895 = contract f64[16,5] -> v16
+  // %863 = contract f64[16,5] -> v12
+  // %575 = contract f64[16,5] -> v15
+  // %897 = contract f64[16,5] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3474,14 +3474,14 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v16[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %574 = sub f64[16,5] -> v10
+  // %576 = sub f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v8[i0 * L + l] - v15[i0 * L + l];
     }
   }
-  // %575 = softmax f64[16,5] -> v8
+  // %577 = softmax f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3513,7 +3513,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %919 = sub f64[16,5] -> v10
+  // %921 = sub f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3524,7 +3524,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %920 = softmax f64[16,5] -> v15
+  // %922 = softmax f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3556,7 +3556,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %945 = contract f64[16,5] -> v10
+  // %947 = contract f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3566,7 +3566,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %925 = sub f64[16,5] -> v17
+  // %927 = sub f64[16,5] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3577,7 +3577,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %926 = softmax f64[16,5] -> v7
+  // %928 = softmax f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3609,7 +3609,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %943 = contract f64[16,5] -> v12
+  // %945 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3619,7 +3619,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %892 = contract f64[16] -> v4
+  // %894 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3648,14 +3648,14 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %893 = contract f64[16] -> v6
+  // %895 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = (v0[i0 * L + l] * T(h)) * v4[i0 * L + l];
     }
   }
-  // %933 = sub f64[16,5] -> v15
+  // %935 = sub f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3666,7 +3666,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %934 = softmax f64[16,5] -> v7
+  // %936 = softmax f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3698,14 +3698,14 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %914 = contract f64[16] -> v4
+  // %916 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %915 = contract f64[16,5] -> v9
+  // %917 = contract f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3714,7 +3714,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %952 = add f64[16,5,5] -> W
+  // %954 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -3808,8 +3808,8 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_oja_cde.field.step.rk4.vjp: 274 nodes
-  // %615 = layernorm f64[69] -> v0
+  // fwp_oja_cde.field.step.rk4.vjp: 270 nodes
+  // %617 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3845,14 +3845,14 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %617 = add f64[69] -> v1
+  // %619 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %588 = layernorm f64[69] -> v2
+  // %590 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3888,14 +3888,14 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v2[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v3
+  // %592 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %565 = layernorm f64[69] -> v4
+  // %567 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3931,16 +3931,16 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %567 = add f64[69] -> v5
+  // %569 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %619 = contract f64[16,5] -> v6
-  // %592 = contract f64[16,5] -> v7
-  // %569 = contract f64[16,5] -> v8
+  // %621 = contract f64[16,5] -> v6
+  // %594 = contract f64[16,5] -> v7
+  // %571 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4007,9 +4007,9 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %576 = contract f64[16] -> v9
-  // %599 = contract f64[16] -> v10
-  // %626 = contract f64[16] -> v11
+  // %578 = contract f64[16] -> v9
+  // %601 = contract f64[16] -> v10
+  // %628 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4059,16 +4059,16 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %577 = sigmoid f64[16] -> v12
+  // %579 = sigmoid f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
   }
-  // %621 = contract f64[16,5] -> v13
-  // %571 = contract f64[16,5] -> v14
-  // %594 = contract f64[16,5] -> v15
+  // %623 = contract f64[16,5] -> v13
+  // %573 = contract f64[16,5] -> v14
+  // %596 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4135,30 +4135,30 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %622 = tanh f64[16,5] -> v16
+  // %624 = tanh f64[16,5] -> v16
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %572 = tanh f64[16,5] -> v13
+  // %574 = tanh f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %595 = tanh f64[16,5] -> v14
+  // %597 = tanh f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %573 = contract f64[16,5] -> v15
-  // %861 = contract f64[16,5] -> v17
-  // %895 = contract f64[16,5] -> v18
+  // %575 = contract f64[16,5] -> v15
+  // %863 = contract f64[16,5] -> v17
+  // %897 = contract f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4237,14 +4237,14 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %574 = sub f64[16,5] -> v19
+  // %576 = sub f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v8[i0 * L + l] - v15[i0 * L + l];
     }
   }
-  // %575 = softmax f64[16,5] -> v8
+  // %577 = softmax f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4276,7 +4276,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %578 = contract f64[16,5] -> v15
+  // %580 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4285,7 +4285,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %858 = contract f64[16] -> v9
+  // %860 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4314,7 +4314,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1362 = sub f64[16,5] -> v19
+  // %1364 = sub f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4326,7 +4326,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1363 = softmax f64[16,5] -> v20
+  // %1365 = softmax f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4358,14 +4358,14 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %600 = sigmoid f64[16] -> v19
+  // %602 = sigmoid f64[16] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %1364 = contract f64[16,5] -> v22
+  // %1366 = contract f64[16,5] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4374,7 +4374,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %870 = contract f64[16] -> v10
+  // %872 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4403,7 +4403,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1367 = sub f64[16,5] -> v23
+  // %1369 = sub f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4415,7 +4415,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1368 = softmax f64[16,5] -> v7
+  // %1370 = softmax f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4447,7 +4447,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1369 = contract f64[16,5] -> v17
+  // %1371 = contract f64[16,5] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4456,7 +4456,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %892 = contract f64[16] -> v23
+  // %894 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4485,7 +4485,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1372 = sub f64[16,5] -> v24
+  // %1374 = sub f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4496,7 +4496,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1373 = softmax f64[16,5] -> v6
+  // %1375 = softmax f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4528,16 +4528,16 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %627 = sigmoid f64[16] -> v18
+  // %629 = sigmoid f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %1360 = contract f64[16,5] -> v24
-  // %1142 = contract f64[16,5] -> v25
-  // %1179 = contract f64[16,5] -> v26
+  // %1362 = contract f64[16,5] -> v24
+  // %1144 = contract f64[16,5] -> v25
+  // %1181 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4619,7 +4619,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v26[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1361 = contract f64[16,5] -> v27
+  // %1363 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4628,8 +4628,8 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1374 = contract f64[16] -> v11
-  // %1413 = contract f64[16] -> v28
+  // %1376 = contract f64[16] -> v11
+  // %1415 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4673,7 +4673,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v28[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1377 = mul f64[16,5] -> v24
+  // %1379 = mul f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4683,7 +4683,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1381 = sub f64[16,5] -> v27
+  // %1383 = sub f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4693,7 +4693,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1382 = contract f64[16,5] -> v23
+  // %1384 = contract f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4702,7 +4702,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1383 = contract f64[16] -> v11
+  // %1385 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4731,7 +4731,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1386 = mul f64[16,5] -> v29
+  // %1388 = mul f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4741,7 +4741,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1390 = sub f64[16,5] -> v23
+  // %1392 = sub f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4752,7 +4752,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1391 = contract f64[16,5] -> v25
+  // %1393 = contract f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4761,8 +4761,8 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1392 = contract f64[16] -> v10
-  // %1420 = contract f64[16] -> v11
+  // %1394 = contract f64[16] -> v10
+  // %1422 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4806,7 +4806,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1395 = mul f64[16,5] -> v23
+  // %1397 = mul f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4816,28 +4816,35 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1399 = sub f64[16,5] -> v20
+  // %1427 = add f64[16,5] -> v20
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v23[i0 * L + l] + v29[i0 * L + l];
+    }
+  }
+  // %1401 = sub f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
+        v25[(i0 * 5 + i1) * L + l] =
             v26[(i0 * 5 + i1) * L + l] -
             (v23[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1400 = contract f64[16,5] -> v25
+  // %1402 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] = v20[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
+        v26[(i0 * 5 + i1) * L + l] = v25[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1401 = contract f64[16] -> v9
-  // %1407 = contract f64[16] -> v10
+  // %1403 = contract f64[16] -> v9
+  // %1409 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4853,20 +4860,20 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4881,47 +4888,134 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1404 = mul f64[16,5] -> v20
+  // %1406 = mul f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
-            v8[(i0 * 5 + i1) * L + l] * (v25[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]);
+        v25[(i0 * 5 + i1) * L + l] =
+            v8[(i0 * 5 + i1) * L + l] * (v26[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]);
       }
     }
   }
-  // %1406 = sub f64[16,5,5] -> d.W
+  // %1631 = sub f64[16,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v16[(i0 * 5 + i2) * L + l] * v24[(i0 * 5 + i1) * L + l])) -
-                (v29[(i0 * 5 + i1) * L + l] * v14[(i0 * 5 + i2) * L + l])) -
-               (v23[(i0 * 5 + i1) * L + l] * v14[(i0 * 5 + i2) * L + l])) -
-              (v13[(i0 * 5 + i2) * L + l] * v20[(i0 * 5 + i1) * L + l]);
+              ((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
+                (v16[(i0 * 5 + i2) * L + l] * v24[(i0 * 5 + i1) * L + l])) -
+               (v20[(i0 * 5 + i1) * L + l] * v14[(i0 * 5 + i2) * L + l])) -
+              (v13[(i0 * 5 + i2) * L + l] * v25[(i0 * 5 + i1) * L + l]);
         }
       }
     }
   }
-  // %1414 = mul f64[16] -> v9
+  // %1418 = contract f64[69] -> v8
+  // %1412 = contract f64[69] -> v26
+  // %1428 = contract f64[69] -> v30
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v24[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v25[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v20[(i1 * 5 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v24[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v25[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v20[(i1 * 5 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v24[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v25[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v20[(i1 * 5 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v24[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v25[(i1 * 5 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v20[(i1 * 5 + i2) * L + l], acc11_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc4_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v30[(i0 * 4) * L + l] = acc8_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[68 * L + l] = acc0_v[l];
+    v26[68 * L + l] = acc1_v[l];
+    v30[68 * L + l] = acc2_v[l];
+  }
+  // %1416 = mul f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]) * v28[i0 * L + l];
     }
   }
-  // %1408 = mul f64[16] -> v28
+  // %1410 = mul f64[16] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v10[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
     }
   }
-  // %1421 = contract f64[16] -> v10
+  // %1423 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4950,7 +5044,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1423 = mul f64[16] -> v12
+  // %1425 = mul f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4958,9 +5052,9 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           (v19[i0 * L + l] * (1.0f - v19[i0 * L + l])) * (v10[i0 * L + l] + v11[i0 * L + l]);
     }
   }
-  // %1415 = contract f64[69] -> v7
-  // %1409 = contract f64[69] -> v8
-  // %1424 = contract f64[69] -> v19
+  // %1417 = contract f64[69] -> v7
+  // %1411 = contract f64[69] -> v19
+  // %1426 = contract f64[69] -> v27
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5000,14 +5094,14 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v8[(i0 * 4) * L + l] = acc4_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v19[(i0 * 4) * L + l] = acc8_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v19[(i0 * 4) * L + l] = acc4_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v27[(i0 * 4) * L + l] = acc8_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5027,126 +5121,31 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v7[68 * L + l] = acc0_v[l];
-    v8[68 * L + l] = acc1_v[l];
-    v19[68 * L + l] = acc2_v[l];
+    v19[68 * L + l] = acc1_v[l];
+    v27[68 * L + l] = acc2_v[l];
   }
-  // %1425 = add f64[16,5] -> v25
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v23[i0 * L + l] + v29[i0 * L + l];
-    }
-  }
-  // %1416 = contract f64[69] -> v26
-  // %1410 = contract f64[69] -> v27
-  // %1426 = contract f64[69] -> v30
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v24[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v20[(i1 * 5 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v25[(i1 * 5 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v24[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v20[(i1 * 5 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v25[(i1 * 5 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v24[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v20[(i1 * 5 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v25[(i1 * 5 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v24[(i1 * 5 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v20[(i1 * 5 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v25[(i1 * 5 + i2) * L + l], acc11_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v27[(i0 * 4) * L + l] = acc4_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v30[(i0 * 4) * L + l] = acc8_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v26[68 * L + l] = acc0_v[l];
-    v27[68 * L + l] = acc1_v[l];
-    v30[68 * L + l] = acc2_v[l];
-  }
-  // %1417 = add f64[69] -> v31
+  // %1419 = add f64[69] -> v31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v26[i0 * L + l] + v7[i0 * L + l];
+      v31[i0 * L + l] = v8[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1411 = add f64[69] -> v7
+  // %1413 = add f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v27[i0 * L + l] + v8[i0 * L + l];
+      v7[i0 * L + l] = v26[i0 * L + l] + v19[i0 * L + l];
     }
   }
-  // %1427 = add f64[69] -> v8
+  // %1429 = add f64[69] -> v8
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v19[i0 * L + l] + v30[i0 * L + l];
+      v8[i0 * L + l] = v27[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %1429 = add f64[69] -> d.ln.gain
+  // %1431 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -5158,7 +5157,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1431 = add f64[69] -> d.ln.bias
+  // %1433 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -5169,7 +5168,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1436 = add f64[16,69] -> d.Wb
+  // %1438 = add f64[16,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -5183,7 +5182,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1441 = add f64[16,5,69] -> d.Wk
+  // %1443 = add f64[16,5,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5191,47 +5190,27 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v25[(i0 * 5 + i1) * L + l] * v3[i2 * L + l]) +
+            sum[l] = (v20[(i0 * 5 + i1) * L + l] * v3[i2 * L + l]) +
                      ((v1[i2 * L + l] * v24[(i0 * 5 + i1) * L + l]) +
-                      (v20[(i0 * 5 + i1) * L + l] * v5[i2 * L + l]));
+                      (v25[(i0 * 5 + i1) * L + l] * v5[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1464 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
+  // %1444 = contract f64[16,5] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        v19[(i0 * 5 + i1) * L + l] = v6[(i0 * 5 + i1) * L + l] * v18[i0 * L + l];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
   }
-  // %1475 = contract f64[16,5] -> v19
-  // %1447 = contract f64[16,5] -> v25
-  // %1458 = contract f64[16,5] -> v26
+  // %1449 = contract f64[16,5] -> v6
+  // %1640 = contract f64[16,5] -> v18
+  // %1477 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5252,41 +5231,41 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v29[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v29[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v29[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v25[(i0 * 5) * L + l] = acc4_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc4_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc7_v[l];
       v26[(i0 * 5) * L + l] = acc8_v[l];
       v26[(i0 * 5 + 1) * L + l] = acc9_v[l];
       v26[(i0 * 5 + 2) * L + l] = acc10_v[l];
@@ -5299,127 +5278,21 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v29[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v26[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1442 = contract f64[16,5] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] = v6[(i0 * 5 + i1) * L + l] * v18[i0 * L + l];
-      }
-    }
-  }
-  // %1266 = contract f64[16,5] -> v6
-  // %1443 = contract f64[16,5] -> v18
-  // %1461 = contract f64[16,5] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l],
-                             acc5_v[l]);
-        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v22[(i0 * 5 + i1) * L + l],
-                             acc9_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l],
-                             acc6_v[l]);
-        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v22[(i0 * 5 + i1) * L + l],
-                              acc10_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l],
-                             acc7_v[l]);
-        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v22[(i0 * 5 + i1) * L + l],
-                              acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      v18[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-      v18[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-      v18[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-      v18[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
-      v27[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-      v27[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-      v27[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-      v27[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v22[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v18[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v27[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-    }
-  }
-  // %1477 = mul f64[16,5] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            ((v6[(i0 * 5 + i1) * L + l] -
-              (v14[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)))) -
-             v19[(i0 * 5 + i1) * L + l]) *
-            (1.0f - square(v13[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %1444 = contract f64[16] -> v10
+  // %1446 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5442,25 +5315,116 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1450 = mul f64[16,5] -> v6
+  // %1632 = add f64[16,5] -> v20
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v17[i0 * L + l] + v22[i0 * L + l];
+    }
+  }
+  // %1445 = contract f64[16,5] -> v17
+  // %1633 = contract f64[16,5] -> v24
+  // %1268 = contract f64[16,5] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l],
+                             acc5_v[l]);
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l],
+                             acc9_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l],
+                             acc6_v[l]);
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l],
+                             acc3_v[l]);
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l],
+                             acc7_v[l]);
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l],
+                              acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v24[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+      v24[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+      v24[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+      v24[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+      v25[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v24[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+      v25[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+    }
+  }
+  // %1452 = mul f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = (1.0f - square(v16[(i0 * 5 + i1) * L + l])) *
-                                    (v18[(i0 * 5 + i1) * L + l] -
-                                     (v25[(i0 * 5 + i1) * L + l] +
-                                      (v14[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h)))));
+        v19[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v16[(i0 * 5 + i1) * L + l])) *
+            (v17[(i0 * 5 + i1) * L + l] -
+             (v6[(i0 * 5 + i1) * L + l] + (v14[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * T(h)))));
       }
     }
   }
-  // %1455 = contract f64[16] -> v11
+  // %1457 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5483,23 +5447,21 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1457 = contract f64[16,5] -> v18
+  // %1649 = mul f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f));
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (v10[i0 * L + l] * (T(h) * 0.5f)) * 2.0f;
     }
   }
-  // %1452 = contract f64[16,5] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %1466 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5510,95 +5472,51 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v17[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v17[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v17[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v17[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-    }
-  }
-  // %1467 = contract f64[16,5] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5) * L + l] = acc0_v[l];
-      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1470 = mul f64[16,5] -> v20
+  // %1655 = mul f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
-            (((v27[(i0 * 5 + i1) * L + l] - v18[(i0 * 5 + i1) * L + l]) +
-              ((v19[(i0 * 5 + i1) * L + l] -
-                (v16[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h)))) -
-               (v26[(i0 * 5 + i1) * L + l] + v18[(i0 * 5 + i1) * L + l]))) -
-             (v17[(i0 * 5 + i1) * L + l] +
-              (v13[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f))))) *
-            (1.0f - square(v14[(i0 * 5 + i1) * L + l]));
+        v6[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v14[(i0 * 5 + i1) * L + l])) *
+            ((((v24[(i0 * 5 + i1) * L + l] - (v14[(i0 * 5 + i1) * L + l] * v11[i0 * L + l])) -
+               (v16[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * T(h)))) -
+              v18[(i0 * 5 + i1) * L + l]) -
+             (v13[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1479 = add f64[16,5,69] -> d.Wv
+  // %1479 = mul f64[16,5] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] =
+            ((v25[(i0 * 5 + i1) * L + l] -
+              (v14[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f)))) -
+             v26[(i0 * 5 + i1) * L + l]) *
+            (1.0f - square(v13[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %1658 = add f64[16,5,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5606,9 +5524,9 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v15[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 69) * L + l]) +
-                     ((u_stages[(i2 + 483) * L + l] * v6[(i0 * 5 + i1) * L + l]) +
-                      (u_stages[(i2 + 207) * L + l] * v20[(i0 * 5 + i1) * L + l]));
+            sum[l] = ((u_stages[(i2 + 483) * L + l] * v19[(i0 * 5 + i1) * L + l]) +
+                      (v6[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 207) * L + l])) +
+                     (v15[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 69) * L + l]);
           }
           theta_bar_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5616,7 +5534,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   if (u_stages_bar) {
-    // %778 = reduce_sum f64[] -> v21
+    // %780 = reduce_sum f64[] -> v21
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5631,7 +5549,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v21[l] = acc_v[l];
     }
-    // %783 = reduce_sum f64[] -> v9
+    // %785 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5646,19 +5564,19 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %787 = reciprocal f64[] -> v21
+    // %789 = reciprocal f64[] -> v21
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1480 = mul f64[69] -> v1
+    // %1482 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v7[i0 * L + l];
       }
     }
-    // %1481 = reduce_sum f64[] -> v9
+    // %1483 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5673,7 +5591,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %1485 = contract f64[] -> v10
+    // %1487 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5688,7 +5606,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc0_v[l];
     }
-    // %1490 = mul f64[69] -> d.x@0
+    // %1492 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5696,7 +5614,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
                                               (v4[i0 * L + l] * (v10[l] * 0.014492754f)));
       }
     }
-    // %1491 = contract f64[69] -> d.dx@0
+    // %1493 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5744,14 +5662,14 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %1492 = mul f64[69] -> v1
+    // %1494 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v8[i0 * L + l];
       }
     }
-    // %1493 = reduce_sum f64[] -> v21
+    // %1495 = reduce_sum f64[] -> v21
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5766,7 +5684,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v21[l] = acc_v[l];
     }
-    // %1497 = contract f64[] -> v9
+    // %1499 = contract f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5781,7 +5699,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc0_v[l];
     }
-    // %816 = reduce_sum f64[] -> v10
+    // %818 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5796,7 +5714,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %821 = reduce_sum f64[] -> v11
+    // %823 = reduce_sum f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5811,12 +5729,12 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc_v[l];
     }
-    // %825 = reciprocal f64[] -> v10
+    // %827 = reciprocal f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = T(1) / std::sqrt((v11[l] * 0.014492754f) + 1e-05f);
     }
-    // %1502 = mul f64[69] -> d.x@1
+    // %1504 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5825,136 +5743,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
                                             v10[l];
       }
     }
-    // %1503 = contract f64[69] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 16; ++i1) {
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v20[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v20[(i1 * 5 + i2) * L + l],
-                                 acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v20[(i1 * 5 + i2) * L + l],
-                                 acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v20[(i1 * 5 + i2) * L + l],
-                                 acc3_v[l]);
-          }
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 207) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 208) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 209) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 210) * L + l] += acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      u_stages_bar[275 * L + l] += acc0_v[l];
-    }
-    // %1504 = mul f64[69] -> v1
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v31[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1505 = reduce_sum f64[] -> v21
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[l] = acc_v[l];
-    }
-    // %1509 = contract f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = acc0_v[l];
-    }
-    // %675 = reduce_sum f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + u_stages[(i0 + 414) * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
-    }
-    // %680 = reduce_sum f64[] -> v11
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 414) * L + l] - (v10[l] * 0.014492754f));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[l] = acc_v[l];
-    }
-    // %684 = reciprocal f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = T(1) / std::sqrt((v11[l] * 0.014492754f) + 1e-05f);
-    }
-    // %1514 = mul f64[69] -> d.x@2
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 414) * L + l] += ((v1[i0 * L + l] - (v21[l] * 0.014492754f)) -
-                                             (v0[i0 * L + l] * (v9[l] * 0.014492754f))) *
-                                            v10[l];
-      }
-    }
-    // %1515 = contract f64[69] -> d.dx@2
+    // %1659 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5980,6 +5769,135 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 * 4 + 207) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 4 + 208) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 4 + 209) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 4 + 210) * L + l] += acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[275 * L + l] += acc0_v[l];
+    }
+    // %1506 = mul f64[69] -> v1
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i0 * L + l] = v31[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1507 = reduce_sum f64[] -> v21
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[l] = acc_v[l];
+    }
+    // %1511 = contract f64[] -> v9
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[l] = acc0_v[l];
+    }
+    // %677 = reduce_sum f64[] -> v10
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + u_stages[(i0 + 414) * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[l] = acc_v[l];
+    }
+    // %682 = reduce_sum f64[] -> v11
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 414) * L + l] - (v10[l] * 0.014492754f));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[l] = acc_v[l];
+    }
+    // %686 = reciprocal f64[] -> v10
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[l] = T(1) / std::sqrt((v11[l] * 0.014492754f) + 1e-05f);
+    }
+    // %1516 = mul f64[69] -> d.x@2
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 414) * L + l] += ((v1[i0 * L + l] - (v21[l] * 0.014492754f)) -
+                                             (v0[i0 * L + l] * (v9[l] * 0.014492754f))) *
+                                            v10[l];
+      }
+    }
+    // %1517 = contract f64[69] -> d.dx@2
+    for (int64_t i0 = 0; i0 < 17; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 16; ++i1) {
+        for (int64_t i2 = 0; i2 < 5; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v[l] =
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v19[(i1 * 5 + i2) * L + l],
+                                 acc1_v[l]);
+            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v19[(i1 * 5 + i2) * L + l],
+                                 acc2_v[l]);
+            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v19[(i1 * 5 + i2) * L + l],
+                                 acc3_v[l]);
+          }
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 * 4 + 483) * L + l] += acc0_v[l];
         u_stages_bar[(i0 * 4 + 484) * L + l] += acc1_v[l];
         u_stages_bar[(i0 * 4 + 485) * L + l] += acc2_v[l];
@@ -5994,7 +5912,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -6071,6 +5989,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61760);
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64320);
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66880);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69120);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6092,8 +6011,8 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i = 0; i < 12282; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_cde.field.adjoint.step.rk4: 265 nodes
-  // %615 = layernorm f64[69] -> v0
+  // fwp_oja_cde.field.adjoint.step.rk4: 257 nodes
+  // %617 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6129,14 +6048,14 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %617 = add f64[69] -> v1
+  // %619 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %588 = layernorm f64[69] -> v2
+  // %590 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6172,14 +6091,14 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v2[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v3
+  // %592 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %565 = layernorm f64[69] -> v4
+  // %567 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6215,16 +6134,16 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %567 = add f64[69] -> v5
+  // %569 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %619 = contract f64[16,5] -> v6
-  // %592 = contract f64[16,5] -> v7
-  // %569 = contract f64[16,5] -> v8
+  // %621 = contract f64[16,5] -> v6
+  // %594 = contract f64[16,5] -> v7
+  // %571 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6291,9 +6210,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %576 = contract f64[16] -> v9
-  // %599 = contract f64[16] -> v10
-  // %626 = contract f64[16] -> v11
+  // %578 = contract f64[16] -> v9
+  // %601 = contract f64[16] -> v10
+  // %628 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6343,16 +6262,16 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %577 = sigmoid f64[16] -> v12
+  // %579 = sigmoid f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
   }
-  // %621 = contract f64[16,5] -> v13
-  // %571 = contract f64[16,5] -> v14
-  // %594 = contract f64[16,5] -> v15
+  // %623 = contract f64[16,5] -> v13
+  // %573 = contract f64[16,5] -> v14
+  // %596 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6419,30 +6338,30 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %622 = tanh f64[16,5] -> v16
+  // %624 = tanh f64[16,5] -> v16
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %572 = tanh f64[16,5] -> v13
+  // %574 = tanh f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %595 = tanh f64[16,5] -> v14
+  // %597 = tanh f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %895 = contract f64[16,5] -> v15
-  // %573 = contract f64[16,5] -> v17
-  // %861 = contract f64[16,5] -> v18
+  // %897 = contract f64[16,5] -> v15
+  // %575 = contract f64[16,5] -> v17
+  // %863 = contract f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6521,14 +6440,14 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v18[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %574 = sub f64[16,5] -> v19
+  // %576 = sub f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v8[i0 * L + l] - v17[i0 * L + l];
     }
   }
-  // %575 = softmax f64[16,5] -> v8
+  // %577 = softmax f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6560,7 +6479,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %578 = contract f64[16,5] -> v17
+  // %580 = contract f64[16,5] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6569,8 +6488,8 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2065 = contract f64[16] -> v9
-  // %870 = contract f64[16] -> v19
+  // %2098 = contract f64[16] -> v9
+  // %872 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6614,7 +6533,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2304 = sub f64[16,5] -> v20
+  // %2337 = sub f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6625,7 +6544,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2305 = softmax f64[16,5] -> v21
+  // %2338 = softmax f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6657,14 +6576,14 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %600 = sigmoid f64[16] -> v20
+  // %602 = sigmoid f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %2306 = contract f64[16,5] -> v23
+  // %2339 = contract f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6673,7 +6592,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2309 = sub f64[16,5] -> v24
+  // %2342 = sub f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6685,7 +6604,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2310 = softmax f64[16,5] -> v7
+  // %2343 = softmax f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6717,7 +6636,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2311 = contract f64[16,5] -> v18
+  // %2344 = contract f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6726,7 +6645,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %892 = contract f64[16] -> v10
+  // %894 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6755,7 +6674,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2314 = sub f64[16,5] -> v24
+  // %2347 = sub f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6766,7 +6685,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2315 = softmax f64[16,5] -> v6
+  // %2348 = softmax f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6798,14 +6717,14 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %627 = sigmoid f64[16] -> v15
+  // %629 = sigmoid f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %2316 = contract f64[16,5] -> v24
+  // %2349 = contract f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6814,7 +6733,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2324 = add f64[16,5,5] -> W
+  // %2357 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -6832,9 +6751,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2067 = contract f64[16,5] -> v25
-  // %1627 = contract f64[16,5] -> v26
-  // %2100 = contract f64[16,5] -> v27
+  // %2100 = contract f64[16,5] -> v25
+  // %1660 = contract f64[16,5] -> v26
+  // %2133 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6910,7 +6829,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1628 = contract f64[16,5] -> v28
+  // %1661 = contract f64[16,5] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6919,7 +6838,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2053 = contract f64[16] -> v11
+  // %2086 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6948,7 +6867,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2326 = mul f64[16,5] -> v29
+  // %2359 = mul f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6958,7 +6877,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2328 = add f64[16,5] -> v28
+  // %2361 = add f64[16,5] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6968,7 +6887,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2329 = contract f64[16,5] -> v30
+  // %2362 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6977,8 +6896,8 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2330 = contract f64[16] -> v9
-  // %2364 = contract f64[16] -> v11
+  // %2363 = contract f64[16] -> v9
+  // %2397 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7022,7 +6941,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2333 = mul f64[16,5] -> v28
+  // %2366 = mul f64[16,5] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7032,7 +6951,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2335 = add f64[16,5] -> v21
+  // %2368 = add f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7043,7 +6962,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2336 = contract f64[16,5] -> v19
+  // %2369 = contract f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7052,7 +6971,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2337 = contract f64[16] -> v9
+  // %2370 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7081,7 +7000,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2340 = mul f64[16,5] -> v25
+  // %2373 = mul f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7091,27 +7010,34 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2342 = add f64[16,5] -> v19
+  // %2568 = add f64[16,5] -> v19
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v28[i0 * L + l] + v25[i0 * L + l];
+    }
+  }
+  // %2375 = add f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
+        v30[(i0 * 5 + i1) * L + l] =
             (v25[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v27[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2343 = contract f64[16,5] -> v27
+  // %2376 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 5 + i1) * L + l] = v19[(i0 * 5 + i1) * L + l] * v15[i0 * L + l];
+        v27[(i0 * 5 + i1) * L + l] = v30[(i0 * 5 + i1) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %2344 = contract f64[16] -> v9
-  // %2379 = contract f64[16] -> v10
+  // %2377 = contract f64[16] -> v9
+  // %2412 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7128,19 +7054,19 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7155,37 +7081,35 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2347 = mul f64[16,5] -> v19
+  // %2380 = mul f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
+        v30[(i0 * 5 + i1) * L + l] =
             v6[(i0 * 5 + i1) * L + l] * (v27[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]);
       }
     }
   }
-  // %2522 = add f64[16,5,5] -> a.W
+  // %2574 = add f64[16,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((v16[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) * v19[(i0 * 5 + i1) * L + l]) +
+              a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
+              (((v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v19[(i0 * 5 + i1) * L + l]) +
                ((v13[(i0 * 5 + i2) * L + l] * (v29[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))) +
-                (((v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v25[(i0 * 5 + i1) * L + l]) +
-                 ((v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v28[(i0 * 5 + i1) * L + l])))) +
-              a0[(i0 * 25 + i1 * 5 + i2) * L + l];
+                ((v16[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v30[(i0 * 5 + i1) * L + l])));
         }
       }
     }
   }
-  // %2358 = contract f64[69] -> v6
-  // %2363 = contract f64[69] -> v27
-  // %2374 = contract f64[69] -> v30
+  // %2391 = contract f64[69] -> v6
+  // %2396 = contract f64[69] -> v27
+  // %2407 = contract f64[69] -> v31
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7243,10 +7167,10 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v30[(i0 * 4) * L + l] = acc8_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v31[(i0 * 4) * L + l] = acc8_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7269,9 +7193,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t l = 0; l < L; ++l) {
     v6[68 * L + l] = acc0_v[l];
     v27[68 * L + l] = acc1_v[l];
-    v30[68 * L + l] = acc2_v[l];
+    v31[68 * L + l] = acc2_v[l];
   }
-  // %1639 = contract f64[16] -> v9
+  // %1672 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7300,28 +7224,28 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1640 = mul f64[16] -> v8
+  // %1673 = mul f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v9[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
     }
   }
-  // %723 = mul f64[16] -> v9
+  // %725 = mul f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v20[i0 * L + l] * (1.0f - v20[i0 * L + l]);
     }
   }
-  // %2365 = mul f64[16] -> v12
+  // %2398 = mul f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v11[i0 * L + l] * v9[i0 * L + l];
     }
   }
-  // %2371 = contract f64[16] -> v11
+  // %2404 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7350,16 +7274,16 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2372 = mul f64[16] -> v7
+  // %2405 = mul f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v11[i0 * L + l] * v9[i0 * L + l];
     }
   }
-  // %1641 = contract f64[69] -> v20
-  // %2366 = contract f64[69] -> v21
-  // %2373 = contract f64[69] -> v26
+  // %1674 = contract f64[69] -> v20
+  // %2399 = contract f64[69] -> v21
+  // %2406 = contract f64[69] -> v26
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7429,28 +7353,28 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     v21[68 * L + l] = acc1_v[l];
     v26[68 * L + l] = acc2_v[l];
   }
-  // %2390 = mul f64[69] -> v31
+  // %2392 = add f64[69] -> v32
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v6[i0 * L + l] + v20[i0 * L + l]) * 0.16666667f;
+      v32[i0 * L + l] = v6[i0 * L + l] + v20[i0 * L + l];
     }
   }
-  // %2367 = add f64[69] -> v6
+  // %2400 = add f64[69] -> v6
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v27[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %2376 = mul f64[69] -> v20
+  // %2408 = add f64[69] -> v20
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (v30[i0 * L + l] + v26[i0 * L + l]) * 0.33333334f;
+      v20[i0 * L + l] = v31[i0 * L + l] + v26[i0 * L + l];
     }
   }
-  // %2382 = contract f64[69] -> v21
+  // %2415 = contract f64[69] -> v31
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7464,22 +7388,22 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v30[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v19[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v30[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v19[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v30[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v19[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v30[(i1 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc0_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7490,22 +7414,22 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v21[68 * L + l] = acc0_v[l];
+    v31[68 * L + l] = acc0_v[l];
   }
-  // %2380 = mul f64[16] -> v9
+  // %2413 = mul f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v10[i0 * L + l] * ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]);
     }
   }
-  // %2381 = contract f64[69] -> v15
+  // %2414 = contract f64[69] -> v15
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7545,57 +7469,63 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t l = 0; l < L; ++l) {
     v15[68 * L + l] = acc0_v[l];
   }
-  // %2383 = add f64[69] -> v26
+  // %2416 = add f64[69] -> v21
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v21[i0 * L + l] + v15[i0 * L + l];
+      v21[i0 * L + l] = v31[i0 * L + l] + v15[i0 * L + l];
     }
   }
-  // %2526 = mul f64[69] -> adj.ln.gain
+  // %2559 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v31[i0 * L + l] * v4[i0 * L + l])) -
+        sum[l] = T(h) * ((((-((v32[i0 * L + l] * 0.16666667f) * v4[i0 * L + l])) -
                            ((v2[i0 * L + l] * v6[i0 * L + l]) * 0.33333334f)) -
-                          (v2[i0 * L + l] * v20[i0 * L + l])) -
-                         ((v0[i0 * L + l] * v26[i0 * L + l]) * 0.16666667f));
+                          (v2[i0 * L + l] * (v20[i0 * L + l] * 0.33333334f))) -
+                         ((v0[i0 * L + l] * v21[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2395 = mul f64[69] -> adj.ln.bias
+  // %2583 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v6[i0 * L + l] * 0.33333334f)) - v31[i0 * L + l]) - v20[i0 * L + l]) -
-                  (v26[i0 * L + l] * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * ((-((v20[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f)) -
+                         ((v21[i0 * L + l] + v32[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2405 = sub f64[16,69] -> adj.Wb
+  // %2584 = add f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] =
+          (v7[i0 * L + l] * (T(h) * 0.33333334f)) + (v12[i0 * L + l] * (T(h) * 0.33333334f));
+    }
+  }
+  // %2588 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v12[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
-                     (v5[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                    ((v7[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
+          sum[l] = ((-(v10[i0 * L + l] * v3[i1 * L + l])) -
+                    (v5[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.16666667f)))) -
                    (v1[i1 * L + l] * (v9[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2529 = sub f64[16,5,69] -> adj.Wk
+  // %2591 = sub f64[16,5,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -7603,19 +7533,18 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v29[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v28[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v25[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v19[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v29[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v19[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v30[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1651 = contract f64[16,5] -> v6
-  // %2421 = contract f64[16,5] -> v7
-  // %2434 = contract f64[16,5] -> v8
+  // %1684 = contract f64[16,5] -> v6
+  // %2467 = contract f64[16,5] -> v7
+  // %2454 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7636,26 +7565,26 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7682,9 +7611,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         acc0_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7694,9 +7623,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2414 = contract f64[16,5] -> v15
-  // %2423 = contract f64[16,5] -> v20
-  // %2439 = contract f64[16,5] -> v21
+  // %2447 = contract f64[16,5] -> v15
+  // %2472 = contract f64[16,5] -> v19
+  // %2456 = contract f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7719,27 +7648,27 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v29[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v28[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v28[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v29[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v28[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v28[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v29[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v28[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v28[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7748,14 +7677,14 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v20[(i0 * 5) * L + l] = acc4_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v21[(i0 * 5) * L + l] = acc8_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v19[(i0 * 5) * L + l] = acc4_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v20[(i0 * 5) * L + l] = acc8_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -7766,108 +7695,36 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2416 = contract f64[16,5] -> v26
+  // %2449 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 5 + i1) * L + l] = (1.0f - square(v13[(i0 * 5 + i1) * L + l])) *
+        v21[(i0 * 5 + i1) * L + l] = (1.0f - square(v13[(i0 * 5 + i1) * L + l])) *
                                      (v6[(i0 * 5 + i1) * L + l] - v15[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %739 = sub f64[16,5] -> v6
+  // %741 = sub f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = 1.0f - square(v14[i0 * L + l]);
     }
   }
-  // %2419 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2424 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2428 = contract f64[16,5] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] *
-            ((((v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v9[i0 * L + l]) +
-              v7[(i0 * 5 + i1) * L + l]) -
-             (v20[(i0 * 5 + i1) * L + l] +
-              ((v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v10[i0 * L + l])));
-      }
-    }
-  }
-  // %2431 = contract f64[16] -> v9
+  // %2464 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7896,7 +7753,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2436 = contract f64[16] -> v10
+  // %2469 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7925,21 +7782,95 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2442 = contract f64[16,5] -> v7
+  // %2599 = sub f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (v9[i0 * L + l] * (T(h) * 0.5f)) - (v10[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %2452 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2457 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2592 = sub f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v9[i0 * L + l] - v10[i0 * L + l];
+    }
+  }
+  // %2606 = add f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] *
-            ((v8[(i0 * 5 + i1) * L + l] +
-              (v14[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)))) -
-             (v21[(i0 * 5 + i1) * L + l] +
-              (v14[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f)))));
+        v15[(i0 * 5 + i1) * L + l] =
+            (v6[(i0 * 5 + i1) * L + l] *
+             (((v14[(i0 * 5 + i1) * L + l] * v11[i0 * L + l]) + v7[(i0 * 5 + i1) * L + l]) -
+              v19[(i0 * 5 + i1) * L + l])) +
+            (((((v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v12[i0 * L + l]) +
+               v8[(i0 * 5 + i1) * L + l]) -
+              v20[(i0 * 5 + i1) * L + l]) *
+             v6[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2446 = contract f64[16] -> v9
+  // %2479 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7968,7 +7899,43 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2445 = contract f64[16,5] -> v6
+  // %2484 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2609 = sub f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (v9[i0 * L + l] * T(h)) - (v10[i0 * L + l] * T(h));
+    }
+  }
+  // %2478 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8009,36 +7976,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2451 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2450 = contract f64[16,5] -> v8
+  // %2483 = contract f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8051,49 +7989,48 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v30[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v30[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2456 = contract f64[16,5] -> v13
+  // %2613 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            (((v14[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * T(h))) + v6[(i0 * 5 + i1) * L + l]) -
-             ((v14[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) +
-              v8[(i0 * 5 + i1) * L + l])) *
-            (1.0f - square(v16[(i0 * 5 + i1) * L + l]));
+        v8[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v16[(i0 * 5 + i1) * L + l])) *
+            (((v14[(i0 * 5 + i1) * L + l] * v11[i0 * L + l]) + v6[(i0 * 5 + i1) * L + l]) -
+             v7[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2532 = sub f64[16,5,69] -> adj.Wv
+  // %2615 = sub f64[16,5,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8101,47 +8038,45 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v26[(i0 * 5 + i1) * L + l] *
-                          (u_stages[(i2 + 69) * L + l] * (T(h) * 0.16666667f)))) -
-                       (v15[(i0 * 5 + i1) * L + l] *
-                        (u_stages[(i2 + 207) * L + l] * (T(h) * 0.33333334f)))) -
-                      (v7[(i0 * 5 + i1) * L + l] *
-                       (u_stages[(i2 + 207) * L + l] * (T(h) * 0.33333334f)))) -
-                     (v13[(i0 * 5 + i1) * L + l] *
-                      (u_stages[(i2 + 483) * L + l] * (T(h) * 0.16666667f)));
+            sum[l] =
+                ((-(v21[(i0 * 5 + i1) * L + l] *
+                    (u_stages[(i2 + 69) * L + l] * (T(h) * 0.16666667f)))) -
+                 (v15[(i0 * 5 + i1) * L + l] *
+                  (u_stages[(i2 + 207) * L + l] * (T(h) * 0.33333334f)))) -
+                (v8[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 483) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2018 = broadcast f64[16,5,69] -> adj.Wq
+  // %2051 = broadcast f64[16,5,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5520; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2019 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2052 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2020 = broadcast f64[64,80] -> adj.ff.up.weight
+  // %2053 = broadcast f64[64,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2021 = broadcast f64[64] -> adj.ff.up.bias
+  // %2054 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2022 = broadcast f64[80,64] -> adj.ff.down.weight
+  // %2055 = broadcast f64[80,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2023 = broadcast f64[1,80] -> adj.out.weight
+  // %2056 = broadcast f64[1,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2024 = broadcast f64[1] -> adj.out.bias
+  // %2057 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -9365,12 +9300,11 @@ extern "C" void fwp_oja_cde_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_oja_cde.loss.vjp: 8 nodes
-  // %553 = sub f64[1] -> d.logit
-  // fwp_oja_cde.ode:63: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_oja_cde.loss.vjp: 7 nodes
+  // %559 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -9600,7 +9534,7 @@ const plastic_model kModel = {
             .adjoint_field = 43072,
             .step = 38656,
             .step_vjp = 66752,
-            .adjoint_step = 69120,
+            .adjoint_step = 71360,
             .output = 12160,
             .output_vjp = 31424,
             .loss = 0,

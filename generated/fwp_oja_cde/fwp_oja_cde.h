@@ -131,12 +131,12 @@ enum { fwp_oja_cde_step_vjp_lanes = 8, fwp_oja_cde_step_vjp_scratch_bytes = 6675
  *   dtheta: uniform[28427] = 28427 floats
  *   err: varying[800] = 6400 floats, may be NULL
  *   dtheta_err: uniform[28427] = 28427 floats, may be NULL
- *   scratch: scratch arena, 69120 bytes, 64-byte aligned
+ *   scratch: scratch arena, 71360 bytes, 64-byte aligned
  */
 void fwp_oja_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                               const void* theta, const void* u_stages, void* z1, void* a1,
                               void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_oja_cde_adjoint_step_lanes = 8, fwp_oja_cde_adjoint_step_scratch_bytes = 69120 };
+enum { fwp_oja_cde_adjoint_step_lanes = 8, fwp_oja_cde_adjoint_step_scratch_bytes = 71360 };
 
 /* fwp_oja_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

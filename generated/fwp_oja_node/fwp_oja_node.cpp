@@ -3017,18 +3017,16 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3456);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5632);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12800);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17920);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28160);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33280);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38400);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43520);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48640);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53760);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30208);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40448);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45568);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50688);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55808);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3046,8 +3044,8 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_oja_node.field.step.rk4: 82 nodes
-  // %585 = layernorm f64[35] -> v0
+  // fwp_oja_node.field.step.rk4: 81 nodes
+  // %634 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3055,7 +3053,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 105) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3067,7 +3065,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e12 = u_stages[i0 * L + l] - mean_v[l];
+        const T e12 = u_stages[(i0 + 105) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e12 * e12);
       }
     }
@@ -3080,17 +3078,17 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %587 = add f64[35] -> v1
+  // %636 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %607 = layernorm f64[35] -> v0
+  // %609 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3126,14 +3124,14 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %609 = add f64[35] -> v2
+  // %611 = add f64[35] -> v2
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %632 = layernorm f64[35] -> v0
+  // %587 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3141,7 +3139,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 105) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3153,7 +3151,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[(i0 + 105) * L + l] - mean_v[l];
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e74 * e74);
       }
     }
@@ -3166,20 +3164,20 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %634 = add f64[35] -> v3
+  // %589 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %591 = contract f64[32] -> v0
-  // %613 = contract f64[32] -> v4
-  // %638 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  // %643 = contract f64[32,5] -> v4
+  // %618 = contract f64[32,5] -> v5
+  // %596 = contract f64[32,5] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -3198,53 +3196,56 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 175 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v4[(i0 * 4) * L + l] = acc4_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v5[(i0 * 4) * L + l] = acc8_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 5) * L + l] = acc4_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 5) * L + l] = acc8_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
-  }
-  // %592 = sigmoid f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v3[i1 * L + l], acc2_v[l]);
+      }
+    }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %614 = sigmoid f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %589 = contract f64[32,5] -> v7
-  // %611 = contract f64[32,5] -> v8
-  // %636 = contract f64[32,5] -> v9
+  // %638 = contract f64[32,5] -> v7
+  // %613 = contract f64[32,5] -> v8
+  // %591 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3311,160 +3312,30 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %590 = tanh f64[32,5] -> v10
+  // %639 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
     }
   }
-  // %594 = contract f64[32,5] -> v7
-  // %616 = contract f64[32,5] -> v11
-  // %641 = contract f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 175 + i1], v3[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v3[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v3[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v3[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 5) * L + l] = acc4_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 5) * L + l] = acc8_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v3[i1 * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %612 = tanh f64[32,5] -> v13
+  // %614 = tanh f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v7[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %615 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
-      }
-    }
-  }
-  // %868 = contract f64[32] -> v4
-  // %882 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v0[(i0 * 4) * L + l] = acc4_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %869 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %637 = tanh f64[32,5] -> v14
+  // %592 = tanh f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
+      v8[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %595 = contract f64[32,5] -> v9
-  // %871 = contract f64[32,5] -> v15
-  // %894 = contract f64[32,5] -> v16
+  // %896 = contract f64[32,5] -> v9
+  // %873 = contract f64[32,5] -> v11
+  // %597 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3487,27 +3358,27 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v7[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v7[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v7[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3516,14 +3387,14 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 5) * L + l] = acc4_v[l];
-      v15[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v16[(i0 * 5) * L + l] = acc8_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -3534,26 +3405,26 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v15[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %596 = sub f64[32,5] -> v13
+  // %598 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v7[i0 * L + l] - v9[i0 * L + l];
+      v13[i0 * L + l] = v6[i0 * L + l] - v12[i0 * L + l];
     }
   }
-  // %597 = softmax f64[32,5] -> v7
+  // %599 = softmax f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3574,39 +3445,156 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v6[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %928 = contract f64[32,5] -> v9
+  // %593 = contract f64[32] -> v0
+  // %615 = contract f64[32] -> v12
+  // %640 = contract f64[32] -> v13
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc4_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v13[(i0 * 4) * L + l] = acc8_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %594 = sigmoid f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+    }
+  }
+  // %616 = sigmoid f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+    }
+  }
+  // %617 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            v7[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.16666667f));
+        v12[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
       }
     }
   }
-  // %932 = sub f64[32,5] -> v13
+  // %870 = contract f64[32] -> v0
+  // %884 = contract f64[32] -> v2
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc4_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %871 = contract f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v0[i0 * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %934 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            v11[(i0 * 5 + i1) * L + l] -
-            ((v7[(i0 * 5 + i1) * L + l] * v1[i0 * L + l]) + v15[(i0 * 5 + i1) * L + l]);
+        v7[(i0 * 5 + i1) * L + l] =
+            v5[(i0 * 5 + i1) * L + l] -
+            ((v6[(i0 * 5 + i1) * L + l] * v3[i0 * L + l]) + v11[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %933 = softmax f64[32,5] -> v7
+  // %935 = softmax f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3616,7 +3604,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3627,30 +3615,30 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v14[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %936 = sub f64[32,5] -> v13
+  // %938 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            v11[(i0 * 5 + i1) * L + l] -
-            (v15[(i0 * 5 + i1) * L + l] +
-             (v7[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))));
+        v7[(i0 * 5 + i1) * L + l] =
+            v5[(i0 * 5 + i1) * L + l] -
+            (v11[(i0 * 5 + i1) * L + l] +
+             (v14[(i0 * 5 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %937 = softmax f64[32,5] -> v11
+  // %939 = softmax f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3660,7 +3648,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3671,18 +3659,18 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v5[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %891 = contract f64[32] -> v4
+  // %893 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3694,35 +3682,35 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %940 = sub f64[32,5] -> v13
+  // %942 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] -
-            (v16[(i0 * 5 + i1) * L + l] + (v11[(i0 * 5 + i1) * L + l] * (v4[i0 * L + l] * T(h))));
+        v7[(i0 * 5 + i1) * L + l] =
+            v4[(i0 * 5 + i1) * L + l] -
+            (v9[(i0 * 5 + i1) * L + l] + (v5[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * T(h))));
       }
     }
   }
-  // %941 = softmax f64[32,5] -> v12
+  // %943 = softmax f64[32,5] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3732,7 +3720,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3743,45 +3731,63 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %913 = contract f64[32] -> v4
+  // %915 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
+      v0[i0 * L + l] = sigmoid(v13[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %942 = contract f64[32,5] -> v13
+  // %944 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v4[i0 * L + l];
+        v7[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
       }
     }
   }
-  // %951 = add f64[32,5,5] -> W
+  // %930 = contract f64[32,5] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 5 + i1) * L + l] =
+            v6[(i0 * 5 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %959 = add f64[32,5] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] = (v5[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
+                                    (v14[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
+      }
+    }
+  }
+  // %965 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v10[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l]) +
-               (((v7[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 5 + i1) * L + l]) +
-                ((v13[(i0 * 5 + i2) * L + l] * v14[(i0 * 5 + i1) * L + l]) +
-                 ((v11[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v8[(i0 * 5 + i1) * L + l])))) +
+              ((v7[(i0 * 5 + i2) * L + l] * v10[(i0 * 5 + i1) * L + l]) +
+               ((v8[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l]) +
+                (v6[(i0 * 5 + i2) * L + l] * v12[(i0 * 5 + i1) * L + l]))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -3844,11 +3850,11 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84736);
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89856);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94976);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100096);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105216);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110336);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146176);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 182016);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130816);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166656);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202496);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 207616);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 212736);
   T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 217856);
   T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 253696);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 289536);
@@ -3870,8 +3876,8 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_oja_node.field.step.rk4.vjp: 274 nodes
-  // %632 = layernorm f64[35] -> v0
+  // fwp_oja_node.field.step.rk4.vjp: 269 nodes
+  // %634 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3907,14 +3913,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v0[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %634 = add f64[35] -> v1
+  // %636 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %607 = layernorm f64[35] -> v2
+  // %609 = layernorm f64[35] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3950,14 +3956,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v2[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %609 = add f64[35] -> v3
+  // %611 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %585 = layernorm f64[35] -> v4
+  // %587 = layernorm f64[35] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3993,16 +3999,16 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %587 = add f64[35] -> v5
+  // %589 = add f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %641 = contract f64[32,5] -> v6
-  // %616 = contract f64[32,5] -> v7
-  // %594 = contract f64[32,5] -> v8
+  // %643 = contract f64[32,5] -> v6
+  // %618 = contract f64[32,5] -> v7
+  // %596 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4069,9 +4075,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %636 = contract f64[32,5] -> v9
-  // %611 = contract f64[32,5] -> v10
-  // %589 = contract f64[32,5] -> v11
+  // %638 = contract f64[32,5] -> v9
+  // %613 = contract f64[32,5] -> v10
+  // %591 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4138,30 +4144,30 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v11[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %637 = tanh f64[32,5] -> v12
+  // %639 = tanh f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %612 = tanh f64[32,5] -> v9
+  // %614 = tanh f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %590 = tanh f64[32,5] -> v10
+  // %592 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
     }
   }
-  // %894 = contract f64[32,5] -> v11
-  // %871 = contract f64[32,5] -> v13
-  // %595 = contract f64[32,5] -> v14
+  // %896 = contract f64[32,5] -> v11
+  // %873 = contract f64[32,5] -> v13
+  // %597 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4243,14 +4249,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v14[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %596 = sub f64[32,5] -> v15
+  // %598 = sub f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v8[i0 * L + l] - v14[i0 * L + l];
     }
   }
-  // %597 = softmax f64[32,5] -> v8
+  // %599 = softmax f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4282,9 +4288,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %591 = contract f64[32] -> v14
-  // %613 = contract f64[32] -> v15
-  // %638 = contract f64[32] -> v16
+  // %593 = contract f64[32] -> v14
+  // %615 = contract f64[32] -> v15
+  // %640 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4334,14 +4340,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %592 = sigmoid f64[32] -> v17
+  // %594 = sigmoid f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = sigmoid(v14[i0 * L + l]);
     }
   }
-  // %593 = contract f64[32,5] -> v14
+  // %595 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4350,14 +4356,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %614 = sigmoid f64[32] -> v18
+  // %616 = sigmoid f64[32] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %615 = contract f64[32,5] -> v15
+  // %617 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4366,7 +4372,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %891 = contract f64[32] -> v19
+  // %893 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4395,14 +4401,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %639 = sigmoid f64[32] -> v20
+  // %641 = sigmoid f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = sigmoid(v16[i0 * L + l]);
     }
   }
-  // %640 = contract f64[32,5] -> v21
+  // %642 = contract f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4411,9 +4417,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1352 = contract f64[32,5] -> v22
-  // %1140 = contract f64[32,5] -> v23
-  // %1174 = contract f64[32,5] -> v24
+  // %1361 = contract f64[32,5] -> v22
+  // %1149 = contract f64[32,5] -> v23
+  // %1183 = contract f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4495,9 +4501,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v24[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1117 = contract f64[32] -> v16
-  // %882 = contract f64[32] -> v21
-  // %1228 = contract f64[32] -> v25
+  // %1126 = contract f64[32] -> v16
+  // %884 = contract f64[32] -> v21
+  // %1237 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4556,7 +4562,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v25[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.5f);
     }
   }
-  // %1353 = sub f64[32,5] -> v26
+  // %1362 = sub f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4568,7 +4574,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1354 = softmax f64[32,5] -> v27
+  // %1363 = softmax f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4600,7 +4606,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1357 = sub f64[32,5] -> v26
+  // %1366 = sub f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4612,7 +4618,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1358 = softmax f64[32,5] -> v7
+  // %1367 = softmax f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4644,7 +4650,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1361 = sub f64[32,5] -> v13
+  // %1370 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4655,7 +4661,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1362 = softmax f64[32,5] -> v6
+  // %1371 = softmax f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4687,7 +4693,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1363 = contract f64[32] -> v16
+  // %1372 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4716,7 +4722,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1366 = mul f64[32,5] -> v11
+  // %1375 = mul f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4726,7 +4732,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1370 = sub f64[32,5] -> v13
+  // %1379 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4736,8 +4742,8 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1371 = contract f64[32] -> v16
-  // %1396 = contract f64[32] -> v19
+  // %1380 = contract f64[32] -> v16
+  // %1405 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4781,7 +4787,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1374 = mul f64[32,5] -> v21
+  // %1383 = mul f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4791,7 +4797,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1378 = sub f64[32,5] -> v13
+  // %1387 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4801,7 +4807,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1379 = contract f64[32] -> v16
+  // %1388 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4830,7 +4836,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1382 = mul f64[32,5] -> v22
+  // %1391 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4840,7 +4846,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1171 = contract f64[32] -> v16
+  // %1460 = add f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v22[i0 * L + l] + v21[i0 * L + l];
+    }
+  }
+  // %1180 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4869,18 +4882,18 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %1386 = sub f64[32,5] -> v13
+  // %1395 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
+        v23[(i0 * 5 + i1) * L + l] =
             v24[(i0 * 5 + i1) * L + l] - (v22[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]);
       }
     }
   }
-  // %1387 = contract f64[32] -> v16
-  // %1412 = contract f64[32] -> v25
+  // %1396 = contract f64[32] -> v16
+  // %1421 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4896,18 +4909,18 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
@@ -4924,155 +4937,34 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v25[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1390 = mul f64[32,5] -> v23
+  // %1399 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] =
-            (v13[(i0 * 5 + i1) * L + l] - v16[i0 * L + l]) * v8[(i0 * 5 + i1) * L + l];
+        v22[(i0 * 5 + i1) * L + l] =
+            (v23[(i0 * 5 + i1) * L + l] - v16[i0 * L + l]) * v8[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1392 = sub f64[32,5,5] -> d.W
+  // %1633 = sub f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v11[(i0 * 5 + i2) * L + l] * v12[(i0 * 5 + i1) * L + l])) -
-                (v9[(i0 * 5 + i1) * L + l] * v21[(i0 * 5 + i2) * L + l])) -
-               (v9[(i0 * 5 + i1) * L + l] * v22[(i0 * 5 + i2) * L + l])) -
-              (v10[(i0 * 5 + i1) * L + l] * v23[(i0 * 5 + i2) * L + l]);
+              ((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
+                (v11[(i0 * 5 + i2) * L + l] * v12[(i0 * 5 + i1) * L + l])) -
+               (v9[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l])) -
+              (v10[(i0 * 5 + i1) * L + l] * v22[(i0 * 5 + i2) * L + l]);
         }
       }
     }
   }
-  // %1393 = contract f64[32,5] -> v13
-  // %1427 = contract f64[32,5] -> v24
-  // %1430 = contract f64[32,5] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v27[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v27[(i0 * 5 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v6[(i0 * 5 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v27[(i0 * 5 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      v24[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-      v24[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-      v24[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-      v24[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-      v26[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-      v26[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-      v26[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-      v26[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v24[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v26[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-    }
-  }
-  // %1406 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1407 = mul f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v16[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
-    }
-  }
-  // %1395 = contract f64[32,5] -> v7
-  // %1441 = contract f64[32,5] -> v28
-  // %1444 = contract f64[32,5] -> v29
+  // %1404 = contract f64[32,5] -> v23
+  // %1425 = contract f64[32,5] -> v24
+  // %1641 = contract f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5093,42 +4985,42 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v21[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v21[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v21[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v28[(i0 * 5) * L + l] = acc4_v[l];
-      v28[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v28[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v28[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v29[(i0 * 5) * L + l] = acc8_v[l];
-      v29[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v29[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v29[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v23[(i0 * 5) * L + l] = acc0_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 5) * L + l] = acc4_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 5) * L + l] = acc8_v[l];
+      v26[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v26[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v26[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -5139,40 +5031,21 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v28[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v29[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v26[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1401 = mul f64[32,5] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v12[(i0 * 5 + i1) * L + l])) *
-            ((v13[(i0 * 5 + i1) * L + l] * v20[i0 * L + l]) -
-             (v7[(i0 * 5 + i1) * L + l] + (v15[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * T(h)))));
-      }
-    }
-  }
-  // %1451 = add f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v22[i0 * L + l] + v21[i0 * L + l];
-    }
-  }
-  // %1403 = contract f64[32,35] -> v31
-  // %1452 = contract f64[32,35] -> v32
-  // %1411 = contract f64[32,35] -> v33
+  // %1412 = contract f64[32,35] -> v28
+  // %1420 = contract f64[32,35] -> v29
+  // %1461 = contract f64[32,35] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5196,43 +5069,43 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
           acc0_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v11[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v7[(i0 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v22[(i0 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v23[(i0 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v13[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v11[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v7[(i0 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v22[(i0 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v23[(i0 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v13[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v11[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v7[(i0 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v22[(i0 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v23[(i0 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v13[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v11[(i0 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v7[(i0 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v22[(i0 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v23[(i0 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v13[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v32[(i0 * 35 + i1 * 4) * L + l] = acc4_v[l];
-        v32[(i0 * 35 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v32[(i0 * 35 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v32[(i0 * 35 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v33[(i0 * 35 + i1 * 4) * L + l] = acc8_v[l];
-        v33[(i0 * 35 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v33[(i0 * 35 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v33[(i0 * 35 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v28[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 35 + i1 * 4) * L + l] = acc4_v[l];
+        v29[(i0 * 35 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v29[(i0 * 35 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v29[(i0 * 35 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v30[(i0 * 35 + i1 * 4) * L + l] = acc8_v[l];
+        v30[(i0 * 35 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v30[(i0 * 35 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v30[(i0 * 35 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 32; i1 < 35; ++i1) {
@@ -5246,19 +5119,215 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v11[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v7[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v23[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v22[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v13[(i0 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 35 + i1) * L + l] = acc0_v[l];
-        v32[(i0 * 35 + i1) * L + l] = acc1_v[l];
-        v33[(i0 * 35 + i1) * L + l] = acc2_v[l];
+        v28[(i0 * 35 + i1) * L + l] = acc0_v[l];
+        v29[(i0 * 35 + i1) * L + l] = acc1_v[l];
+        v30[(i0 * 35 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %1634 = add f64[32,5] -> v31
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v7[i0 * L + l] + v27[i0 * L + l];
+    }
+  }
+  // %1402 = contract f64[32,5] -> v7
+  // %1213 = contract f64[32,5] -> v32
+  // %1635 = contract f64[32,5] -> v33
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v31[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v31[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v6[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v31[(i0 * 5 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+      v33[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+      v33[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+      v33[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v33[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+    }
+  }
+  // %1415 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1416 = mul f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v16[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
+    }
+  }
+  // %1410 = mul f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = (1.0f - square(v12[(i0 * 5 + i1) * L + l])) *
+                                    ((v7[(i0 * 5 + i1) * L + l] * v20[i0 * L + l]) -
+                                     (v23[(i0 * 5 + i1) * L + l] +
+                                      (v15[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * T(h)))));
+      }
+    }
+  }
+  // %1423 = sub f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v32[(i0 * 5 + i1) * L + l] -
+                                    ((v9[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v25[i0 * L + l]);
+      }
+    }
+  }
+  // %1427 = mul f64[32,5] -> v23
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v10[(i0 * 5 + i1) * L + l])) *
+            ((v7[(i0 * 5 + i1) * L + l] * v17[i0 * L + l]) - v24[(i0 * 5 + i1) * L + l]);
       }
     }
   }
   // %1431 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1432 = mul f64[32] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v16[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
+    }
+  }
+  // %1440 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5287,176 +5356,33 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1434 = add f64[32,5] -> v13
+  // %1637 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            (v24[(i0 * 5 + i1) * L + l] - (v12[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * T(h)))) +
-            (v26[(i0 * 5 + i1) * L + l] -
-             ((v9[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v16[i0 * L + l]));
+        v7[(i0 * 5 + i1) * L + l] =
+            (v33[(i0 * 5 + i1) * L + l] - (v12[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * T(h)))) -
+            ((v9[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v16[i0 * L + l]);
       }
     }
   }
-  // %1449 = mul f64[32,5] -> v12
+  // %1645 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v9[(i0 * 5 + i1) * L + l])) *
-            (((v13[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]) -
-              (v28[(i0 * 5 + i1) * L + l] +
-               (v15[(i0 * 5 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))))) -
-             (v29[(i0 * 5 + i1) * L + l] +
-              (v14[(i0 * 5 + i1) * L + l] * (v25[i0 * L + l] * (T(h) * 0.5f)))));
+        v10[(i0 * 5 + i1) * L + l] =
+            ((((v7[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]) - v26[(i0 * 5 + i1) * L + l]) -
+              (v15[(i0 * 5 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)))) -
+             (v14[(i0 * 5 + i1) * L + l] * (v25[i0 * L + l] * (T(h) * 0.5f)))) *
+            (1.0f - square(v9[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %1435 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1436 = mul f64[32] -> v19
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (v18[i0 * L + l] * (1.0f - v18[i0 * L + l])) * v16[i0 * L + l];
-    }
-  }
-  // %1204 = contract f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1414 = sub f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] -
-                                    ((v9[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v25[i0 * L + l]);
-      }
-    }
-  }
-  // %1416 = contract f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v23[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1418 = mul f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v10[(i0 * 5 + i1) * L + l])) *
-            ((v8[(i0 * 5 + i1) * L + l] * v17[i0 * L + l]) - v9[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %1402 = contract f64[32,35] -> v34
-  // %1450 = contract f64[32,35] -> v35
-  // %1419 = contract f64[32,35] -> v36
+  // %1411 = contract f64[32,35] -> v34
+  // %1428 = contract f64[32,35] -> v35
+  // %1646 = contract f64[32,35] -> v36
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5478,29 +5404,29 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v30[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v8[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v12[(i0 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v23[(i0 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v13[(i0 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v10[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v30[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v8[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v12[(i0 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v23[(i0 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v13[(i0 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v10[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v30[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v8[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v12[(i0 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v23[(i0 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v13[(i0 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v10[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v30[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v8[(i0 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v12[(i0 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v23[(i0 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v13[(i0 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v10[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5529,9 +5455,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v30[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v12[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v13[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v8[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v23[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v10[(i0 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5542,7 +5468,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1405 = reduce_sum f64[35] -> v9
+  // %1414 = reduce_sum f64[35] -> v12
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5551,15 +5477,15 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 35) * L + l] + v31[(i0 + i1 * 35) * L + l]);
+        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 35) * L + l] + v28[(i0 + i1 * 35) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc_v[l];
+      v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %1454 = reduce_sum f64[35] -> v14
+  // %1430 = reduce_sum f64[35] -> v14
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5568,7 +5494,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 35) * L + l] + v35[(i0 + i1 * 35) * L + l]);
+        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 35) * L + l] + v35[(i0 + i1 * 35) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -5576,7 +5502,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v14[i0 * L + l] = acc_v[l];
     }
   }
-  // %1421 = reduce_sum f64[35] -> v15
+  // %1648 = reduce_sum f64[35] -> v15
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5585,7 +5511,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 35) * L + l] + v36[(i0 + i1 * 35) * L + l]);
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 35) * L + l] + v36[(i0 + i1 * 35) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -5593,7 +5519,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v15[i0 * L + l] = acc_v[l];
     }
   }
-  // %1422 = contract f64[32] -> v16
+  // %1649 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5605,13 +5531,13 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5622,16 +5548,16 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1423 = mul f64[32] -> v18
+  // %1650 = mul f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v16[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
+      v17[i0 * L + l] = v16[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
-  // %1408 = contract f64[35] -> v8
-  // %1437 = contract f64[35] -> v10
-  // %1424 = contract f64[35] -> v21
+  // %1417 = contract f64[35] -> v7
+  // %1433 = contract f64[35] -> v9
+  // %1651 = contract f64[35] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5652,29 +5578,29 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v6[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v19[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v18[i1 * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v20[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v17[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v19[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v18[i1 * L + l], acc9_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v20[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v17[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v19[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v18[i1 * L + l], acc10_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v20[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v17[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v6[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v19[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v18[i1 * L + l], acc11_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v20[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v17[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v10[(i0 * 4) * L + l] = acc4_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
       v21[(i0 * 4) * L + l] = acc8_v[l];
       v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
       v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
@@ -5692,76 +5618,93 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v18[i1 * L + l], acc2_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v17[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
-      v10[i0 * L + l] = acc1_v[l];
+      v7[i0 * L + l] = acc0_v[l];
+      v9[i0 * L + l] = acc1_v[l];
       v21[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1409 = add f64[35] -> v22
+  // %1418 = add f64[35] -> v24
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v8[i0 * L + l] + v9[i0 * L + l];
+      v24[i0 * L + l] = v7[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %1455 = add f64[35] -> v8
+  // %1434 = add f64[35] -> v7
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v14[i0 * L + l] + v10[i0 * L + l];
+      v7[i0 * L + l] = v14[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %1425 = add f64[35] -> v9
+  // %1652 = add f64[35] -> v9
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v15[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %1458 = add f64[35] -> d.ln.gain
+  // %1655 = add f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v22[i0 * L + l] * v0[i0 * L + l]) +
-                 ((v2[i0 * L + l] * v8[i0 * L + l]) + (v4[i0 * L + l] * v9[i0 * L + l]));
+        sum[l] = (v24[i0 * L + l] * v0[i0 * L + l]) +
+                 ((v4[i0 * L + l] * v7[i0 * L + l]) + (v2[i0 * L + l] * v9[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1460 = add f64[35] -> d.ln.bias
+  // %1657 = add f64[35] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v22[i0 * L + l] + (v8[i0 * L + l] + v9[i0 * L + l]);
+        sum[l] = v24[i0 * L + l] + (v9[i0 * L + l] + v7[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1465 = add f64[32,35] -> d.Wb
+  // %1660 = add f64[32,35] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v6[i0 * L + l] * v1[i1 * L + l]) +
-                   ((v5[i1 * L + l] * v18[i0 * L + l]) + (v19[i0 * L + l] * v3[i1 * L + l]));
+          sum[l] = ((v17[i0 * L + l] * v3[i1 * L + l]) + (v5[i1 * L + l] * v20[i0 * L + l])) +
+                   (v6[i0 * L + l] * v1[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1470 = add f64[32,5,35] -> d.Wk
+  // %1479 = add f64[32,5,35] -> d.Wk
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 35; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = ((v5[i2 * L + l] * v22[(i0 * 5 + i1) * L + l]) +
+                      (v3[i2 * L + l] * v13[(i0 * 5 + i1) * L + l])) +
+                     (v11[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
+          }
+          theta_bar_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %1663 = add f64[32,5,35] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -5770,25 +5713,8 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = ((v5[i2 * L + l] * v23[(i0 * 5 + i1) * L + l]) +
-                      (v3[i2 * L + l] * v7[(i0 * 5 + i1) * L + l])) +
-                     (v11[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
-          }
-          theta_bar_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
-        }
-      }
-    }
-  }
-  // %1475 = add f64[32,5,35] -> d.Wv
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 35; ++i2) {
-        {
-          T sum[L];
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v5[i2 * L + l] * v13[(i0 * 5 + i1) * L + l]) +
-                      (v3[i2 * L + l] * v12[(i0 * 5 + i1) * L + l])) +
-                     (v30[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
+                      (v3[i2 * L + l] * v10[(i0 * 5 + i1) * L + l])) +
+                     (v8[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
@@ -5796,14 +5722,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   if (u_stages_bar) {
-    // %1476 = mul f64[35] -> v1
+    // %1485 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v9[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v7[i0 * L + l];
       }
     }
-    // %1477 = reduce_sum f64[] -> v16
+    // %1486 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5818,7 +5744,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v16[l] = acc_v[l];
     }
-    // %1481 = contract f64[] -> v17
+    // %1490 = contract f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5833,7 +5759,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc0_v[l];
     }
-    // %750 = reduce_sum f64[] -> v18
+    // %752 = reduce_sum f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5848,7 +5774,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = acc_v[l];
     }
-    // %755 = reduce_sum f64[] -> v19
+    // %757 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5863,12 +5789,12 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v19[l] = acc_v[l];
     }
-    // %759 = reciprocal f64[] -> v18
+    // %761 = reciprocal f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = T(1) / std::sqrt((v19[l] * 0.028571429f) + 1e-05f);
     }
-    // %1486 = mul f64[35] -> d.x@0
+    // %1495 = mul f64[35] -> d.x@0
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5877,49 +5803,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
                                     v18[l];
       }
     }
-    // %782 = reduce_sum f64[] -> v16
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
+    // %1664 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + u_stages[(i0 + 35) * L + l];
+        v1[i0 * L + l] = v9[i0 * L + l] * ln_gain[i0];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[l] = acc_v[l];
-    }
-    // %787 = reduce_sum f64[] -> v17
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 35) * L + l] - (v16[l] * 0.028571429f));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[l] = acc_v[l];
-    }
-    // %791 = reciprocal f64[] -> v16
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[l] = T(1) / std::sqrt((v17[l] * 0.028571429f) + 1e-05f);
-    }
-    // %1487 = mul f64[35] -> v1
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v8[i0 * L + l];
-      }
-    }
-    // %1488 = reduce_sum f64[] -> v17
+    // %1665 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5932,9 +5823,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[l] = acc_v[l];
+      v16[l] = acc_v[l];
     }
-    // %1492 = contract f64[] -> v18
+    // %1669 = contract f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5947,17 +5838,53 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = acc0_v[l];
+      v17[l] = acc0_v[l];
     }
-    // %1497 = mul f64[35] -> d.x@1
+    // %784 = reduce_sum f64[] -> v18
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 35) * L + l] += v16[l] * ((v1[i0 * L + l] - (v17[l] * 0.028571429f)) -
-                                                     ((v18[l] * 0.028571429f) * v2[i0 * L + l]));
+        acc_v[l] = acc_v[l] + u_stages[(i0 + 35) * L + l];
       }
     }
-    // %829 = reduce_sum f64[] -> v16
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[l] = acc_v[l];
+    }
+    // %789 = reduce_sum f64[] -> v19
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 35) * L + l] - (v18[l] * 0.028571429f));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[l] = acc_v[l];
+    }
+    // %793 = reciprocal f64[] -> v18
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[l] = T(1) / std::sqrt((v19[l] * 0.028571429f) + 1e-05f);
+    }
+    // %1674 = mul f64[35] -> d.x@1
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 35) * L + l] += ((v1[i0 * L + l] - (v16[l] * 0.028571429f)) -
+                                            ((v17[l] * 0.028571429f) * v2[i0 * L + l])) *
+                                           v18[l];
+      }
+    }
+    // %831 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5972,7 +5899,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v16[l] = acc_v[l];
     }
-    // %834 = reduce_sum f64[] -> v17
+    // %836 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5987,19 +5914,19 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc_v[l];
     }
-    // %838 = reciprocal f64[] -> v16
+    // %840 = reciprocal f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[l] = T(1) / std::sqrt((v17[l] * 0.028571429f) + 1e-05f);
     }
-    // %1498 = mul f64[35] -> v1
+    // %1507 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v22[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v24[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1499 = reduce_sum f64[] -> v17
+    // %1508 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6014,7 +5941,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc_v[l];
     }
-    // %1503 = contract f64[] -> v18
+    // %1512 = contract f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6029,7 +5956,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = acc0_v[l];
     }
-    // %1508 = mul f64[35] -> d.x@2
+    // %1517 = mul f64[35] -> d.x@2
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6096,23 +6023,24 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57088);
   T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62208);
   T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67328);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72448);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73472);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78592);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83712);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88832);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93952);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99072);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68352);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69376);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74496);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79616);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84736);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89856);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94976);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100096);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135936);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171776);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 207616);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 212736);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 217856);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 222976);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 228096);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 263936);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 299776);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 101120);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136960);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 172800);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 208640);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 213760);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 218880);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 224000);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 229120);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 264960);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 300800);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6135,51 +6063,8 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i = 0; i < 12390; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_node.field.adjoint.step.rk4: 275 nodes
-  // %585 = layernorm f64[35] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 35.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 35.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %587 = add f64[35] -> v1
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %632 = layernorm f64[35] -> v2
+  // fwp_oja_node.field.adjoint.step.rk4: 270 nodes
+  // %634 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6199,8 +6084,8 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e44 = u_stages[(i0 + 105) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
+        const T e13 = u_stages[(i0 + 105) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
       }
     }
   }
@@ -6212,17 +6097,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %634 = add f64[35] -> v3
+  // %636 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
+      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %607 = layernorm f64[35] -> v4
+  // %609 = layernorm f64[35] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6242,7 +6127,50 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[(i0 + 35) * L + l] - mean_v[l];
+        const T e44 = u_stages[(i0 + 35) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 35.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %611 = add f64[35] -> v3
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %587 = layernorm f64[35] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 35.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e75 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e75 * e75);
       }
     }
@@ -6255,19 +6183,19 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %609 = add f64[35] -> v5
+  // %589 = add f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
+      v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %591 = contract f64[32] -> v6
-  // %638 = contract f64[32] -> v7
-  // %613 = contract f64[32] -> v8
+  // %640 = contract f64[32] -> v6
+  // %593 = contract f64[32] -> v7
+  // %615 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6288,17 +6216,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6317,92 +6245,16 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %592 = sigmoid f64[32] -> v9
+  // %641 = sigmoid f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %639 = sigmoid f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
-    }
-  }
-  // %594 = contract f64[32,5] -> v10
-  // %641 = contract f64[32,5] -> v11
-  // %616 = contract f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 175 + i1], v5[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 5) * L + l] = acc4_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 5) * L + l] = acc8_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v5[i1 * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %589 = contract f64[32,5] -> v13
-  // %636 = contract f64[32,5] -> v14
-  // %611 = contract f64[32,5] -> v15
+  // %638 = contract f64[32,5] -> v10
+  // %613 = contract f64[32,5] -> v11
+  // %591 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6438,18 +6290,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v14[(i0 * 5) * L + l] = acc4_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v15[(i0 * 5) * L + l] = acc8_v[l];
-      v15[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v15[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v15[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6464,53 +6316,113 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %590 = tanh f64[32,5] -> v16
+  // %639 = tanh f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %593 = contract f64[32,5] -> v13
+  // %642 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+        v10[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %637 = tanh f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
+  // %643 = contract f64[32,5] -> v14
+  // %618 = contract f64[32,5] -> v15
+  // %596 = contract f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
-  }
-  // %640 = contract f64[32,5] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 175 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
       }
     }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 5) * L + l] = acc4_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 5) * L + l] = acc8_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v5[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
   }
-  // %612 = tanh f64[32,5] -> v18
+  // %614 = tanh f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+      v17[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
     }
   }
-  // %595 = contract f64[32,5] -> v15
-  // %894 = contract f64[32,5] -> v19
-  // %871 = contract f64[32,5] -> v20
+  // %592 = tanh f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+    }
+  }
+  // %896 = contract f64[32,5] -> v12
+  // %873 = contract f64[32,5] -> v18
+  // %597 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6531,45 +6443,45 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v17[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v17[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v17[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 5) * L + l] = acc0_v[l];
-      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v19[(i0 * 5) * L + l] = acc4_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v20[(i0 * 5) * L + l] = acc8_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc4_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 5) * L + l] = acc8_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6578,28 +6490,28 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %596 = sub f64[32,5] -> v21
+  // %598 = sub f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v10[i0 * L + l] - v15[i0 * L + l];
+      v20[i0 * L + l] = v16[i0 * L + l] - v19[i0 * L + l];
     }
   }
-  // %597 = softmax f64[32,5] -> v10
+  // %599 = softmax f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6609,7 +6521,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v21[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v20[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6620,36 +6532,52 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v21[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v6[i1 * L + l] = vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %614 = sigmoid f64[32] -> v7
+  // %594 = sigmoid f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %595 = contract f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %616 = sigmoid f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %615 = contract f64[32,5] -> v15
+  // %617 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+        v20[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1117 = contract f64[32] -> v8
-  // %882 = contract f64[32] -> v21
-  // %2095 = contract f64[32] -> v22
+  // %1126 = contract f64[32] -> v8
+  // %884 = contract f64[32] -> v21
+  // %2148 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6669,26 +6597,26 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l],
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l],
                               acc10_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l],
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l],
                               acc11_v[l]);
       }
     }
@@ -6708,19 +6636,19 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1353 = sub f64[32,5] -> v23
+  // %1362 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 5 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] -
-            ((v10[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
-             v20[(i0 * 5 + i1) * L + l]);
+            v15[(i0 * 5 + i1) * L + l] -
+            ((v16[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+             v18[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1354 = softmax f64[32,5] -> v24
+  // %1363 = softmax f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6752,19 +6680,19 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1357 = sub f64[32,5] -> v23
+  // %1366 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 5 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] -
-            (v20[(i0 * 5 + i1) * L + l] +
+            v15[(i0 * 5 + i1) * L + l] -
+            (v18[(i0 * 5 + i1) * L + l] +
              (v24[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1358 = softmax f64[32,5] -> v12
+  // %1367 = softmax f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6792,11 +6720,11 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+        v15[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %891 = contract f64[32] -> v8
+  // %893 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6808,13 +6736,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6825,18 +6753,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1361 = sub f64[32,5] -> v20
+  // %1370 = sub f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
-            v11[(i0 * 5 + i1) * L + l] -
-            (v19[(i0 * 5 + i1) * L + l] + (v12[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * T(h))));
+        v18[(i0 * 5 + i1) * L + l] =
+            v14[(i0 * 5 + i1) * L + l] -
+            (v12[(i0 * 5 + i1) * L + l] + (v15[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1362 = softmax f64[32,5] -> v11
+  // %1371 = softmax f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6846,7 +6774,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v20[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v18[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6857,39 +6785,46 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v8[i1 * L + l] = vm::exp(v18[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %2326 = add f64[32,5,5] -> W
+  // %2611 = add f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] = (v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
+                                     (v24[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
+      }
+    }
+  }
+  // %2617 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v10[(i0 * 5 + i2) * L + l] * (v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))) +
-               ((((v14[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v11[(i0 * 5 + i2) * L + l]) +
-                 ((v12[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v15[(i0 * 5 + i1) * L + l])) +
-                ((v24[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                 v15[(i0 * 5 + i1) * L + l]))) +
+              ((((v10[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) * v12[(i0 * 5 + i2) * L + l]) +
+                (v16[(i0 * 5 + i2) * L + l] *
+                 (v19[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+               (v14[(i0 * 5 + i2) * L + l] * v20[(i0 * 5 + i1) * L + l])) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %1622 = contract f64[32,5] -> v19
-  // %2071 = contract f64[32,5] -> v20
-  // %2098 = contract f64[32,5] -> v23
+  // %2124 = contract f64[32,5] -> v14
+  // %1675 = contract f64[32,5] -> v18
+  // %2151 = contract f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6909,39 +6844,39 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v20[(i0 * 5) * L + l] = acc4_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc4_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc7_v[l];
       v23[(i0 * 5) * L + l] = acc8_v[l];
       v23[(i0 * 5 + 1) * L + l] = acc9_v[l];
       v23[(i0 * 5 + 2) * L + l] = acc10_v[l];
@@ -6954,21 +6889,21 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v23[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2057 = contract f64[32] -> v8
+  // %2110 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6980,13 +6915,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6997,17 +6932,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2328 = mul f64[32,5] -> v14
+  // %2381 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            v10[(i0 * 5 + i1) * L + l] * (v19[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
+        v10[(i0 * 5 + i1) * L + l] =
+            v16[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2068 = contract f64[32] -> v8
+  // %2121 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7019,13 +6954,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7036,18 +6971,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2331 = add f64[32,5] -> v19
+  // %2384 = add f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
-            v20[(i0 * 5 + i1) * L + l] +
-            (v14[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
+        v18[(i0 * 5 + i1) * L + l] =
+            v14[(i0 * 5 + i1) * L + l] +
+            (v10[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2332 = contract f64[32] -> v8
+  // %2385 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7059,13 +6994,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7076,29 +7011,29 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2335 = mul f64[32,5] -> v25
+  // %2388 = mul f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v25[(i0 * 5 + i1) * L + l] =
-            v24[(i0 * 5 + i1) * L + l] * (v19[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
+            v24[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2337 = add f64[32,5] -> v19
+  // %2390 = add f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
+        v18[(i0 * 5 + i1) * L + l] =
             (v25[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
-            v20[(i0 * 5 + i1) * L + l];
+            v14[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2338 = contract f64[32] -> v8
-  // %2392 = contract f64[32] -> v20
+  // %2391 = contract f64[32] -> v8
+  // %2445 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7114,20 +7049,20 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7136,34 +7071,34 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v20[(i0 * 4) * L + l] = acc4_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v21[(i0 * 4) * L + l] = acc4_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2341 = mul f64[32,5] -> v21
+  // %2394 = mul f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] * (v19[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
+        v14[(i0 * 5 + i1) * L + l] =
+            v15[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2344 = add f64[32,5] -> v19
+  // %2397 = add f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
-            (v21[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h))) + v23[(i0 * 5 + i1) * L + l];
+        v18[(i0 * 5 + i1) * L + l] =
+            (v14[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h))) + v23[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2345 = contract f64[32] -> v8
-  // %2415 = contract f64[32] -> v22
+  // %2398 = contract f64[32] -> v8
+  // %2468 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7179,20 +7114,20 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7207,38 +7142,42 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v22[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2348 = mul f64[32,5] -> v23
+  // %2401 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 5 + i1) * L + l] =
-            v11[(i0 * 5 + i1) * L + l] * (v19[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
+            v12[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2551 = add f64[32,5,5] -> a.W
+  // %2618 = add f64[32,5] -> v18
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v14[i0 * L + l] + v25[i0 * L + l];
+    }
+  }
+  // %2624 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v14[(i0 * 5 + i2) * L + l] * (v16[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))) +
-               ((((v18[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v21[(i0 * 5 + i2) * L + l]) +
-                 (v23[(i0 * 5 + i2) * L + l] *
-                  (v17[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
-                ((v18[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                 v25[(i0 * 5 + i2) * L + l]))) +
-              a0[(i0 * 25 + i1 * 5 + i2) * L + l];
+              a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
+              ((v23[(i0 * 5 + i2) * L + l] * (v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))) +
+               (((v17[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) * v18[(i0 * 5 + i2) * L + l]) +
+                (v10[(i0 * 5 + i2) * L + l] *
+                 (v11[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))));
         }
       }
     }
   }
-  // %1633 = contract f64[32,5] -> v19
-  // %2367 = contract f64[32,5] -> v26
-  // %2391 = contract f64[32,5] -> v27
+  // %1686 = contract f64[32,5] -> v26
+  // %2420 = contract f64[32,5] -> v27
+  // %2444 = contract f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7258,40 +7197,40 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v24[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v24[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v24[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v26[(i0 * 5) * L + l] = acc4_v[l];
-      v26[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v26[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v26[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v27[(i0 * 5) * L + l] = acc8_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v26[(i0 * 5) * L + l] = acc0_v[l];
+      v26[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 5) * L + l] = acc4_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v28[(i0 * 5) * L + l] = acc8_v[l];
+      v28[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v28[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v28[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -7300,21 +7239,21 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v26[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1640 = contract f64[32] -> v8
+  // %1693 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7326,13 +7265,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7343,16 +7282,16 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1641 = mul f64[32] -> v28
+  // %1694 = mul f64[32] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v8[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+      v29[i0 * L + l] = v8[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
     }
   }
-  // %2356 = contract f64[32,35] -> v29
-  // %2384 = contract f64[32,35] -> v30
-  // %2405 = contract f64[32,35] -> v31
+  // %2409 = contract f64[32,35] -> v30
+  // %2437 = contract f64[32,35] -> v31
+  // %2458 = contract f64[32,35] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7374,45 +7313,45 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v14[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v25[(i0 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v21[(i0 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v14[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v14[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v10[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v25[(i0 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v21[(i0 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v14[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v14[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v10[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v25[(i0 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v21[(i0 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v14[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v14[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v10[(i0 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v25[(i0 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v21[(i0 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v14[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v30[(i0 * 35 + i1 * 4) * L + l] = acc4_v[l];
-        v30[(i0 * 35 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v30[(i0 * 35 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v30[(i0 * 35 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v31[(i0 * 35 + i1 * 4) * L + l] = acc8_v[l];
-        v31[(i0 * 35 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v31[(i0 * 35 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v31[(i0 * 35 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v30[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 35 + i1 * 4) * L + l] = acc4_v[l];
+        v31[(i0 * 35 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v31[(i0 * 35 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v31[(i0 * 35 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v32[(i0 * 35 + i1 * 4) * L + l] = acc8_v[l];
+        v32[(i0 * 35 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v32[(i0 * 35 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v32[(i0 * 35 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 32; i1 < 35; ++i1) {
@@ -7425,22 +7364,22 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v14[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v25[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v21[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v14[(i0 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 35 + i1) * L + l] = acc0_v[l];
-        v30[(i0 * 35 + i1) * L + l] = acc1_v[l];
-        v31[(i0 * 35 + i1) * L + l] = acc2_v[l];
+        v30[(i0 * 35 + i1) * L + l] = acc0_v[l];
+        v31[(i0 * 35 + i1) * L + l] = acc1_v[l];
+        v32[(i0 * 35 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %2357 = contract f64[32,5] -> v32
-  // %2379 = contract f64[32,5] -> v33
-  // %2397 = contract f64[32,5] -> v34
+  // %2410 = contract f64[32,5] -> v33
+  // %2432 = contract f64[32,5] -> v34
+  // %2450 = contract f64[32,5] -> v35
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7460,43 +7399,43 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v25[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v21[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v25[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v21[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v25[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v21[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 5) * L + l] = acc0_v[l];
-      v32[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v33[(i0 * 5) * L + l] = acc4_v[l];
-      v33[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v33[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v33[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v34[(i0 * 5) * L + l] = acc8_v[l];
-      v34[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v34[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v34[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v33[(i0 * 5) * L + l] = acc0_v[l];
+      v33[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 5) * L + l] = acc4_v[l];
+      v34[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v34[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v34[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v35[(i0 * 5) * L + l] = acc8_v[l];
+      v35[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v35[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v35[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -7505,39 +7444,39 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v33[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v34[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v33[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v35[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2359 = mul f64[32,5] -> v35
+  // %2412 = mul f64[32,5] -> v36
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v16[(i0 * 5 + i1) * L + l])) *
-            ((v19[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) - v32[(i0 * 5 + i1) * L + l]);
+        v36[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v11[(i0 * 5 + i1) * L + l])) *
+            ((v26[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) - v33[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %709 = sub f64[32,5] -> v19
+  // %711 = sub f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = 1.0f - square(v18[i0 * L + l]);
+      v26[i0 * L + l] = 1.0f - square(v17[i0 * L + l]);
     }
   }
-  // %2368 = contract f64[32] -> v8
+  // %2421 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7549,35 +7488,35 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2371 = add f64[32,5] -> v32
+  // %2424 = add f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 5 + i1) * L + l] =
-            v26[(i0 * 5 + i1) * L + l] +
-            (v16[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
+        v33[(i0 * 5 + i1) * L + l] =
+            v27[(i0 * 5 + i1) * L + l] +
+            (v11[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2376 = contract f64[32] -> v8
+  // %2429 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7589,56 +7528,56 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2382 = mul f64[32,5] -> v10
+  // %2435 = mul f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            v19[(i0 * 5 + i1) * L + l] *
-            ((v32[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
-             ((v13[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
-              v33[(i0 * 5 + i1) * L + l]));
+        v11[(i0 * 5 + i1) * L + l] =
+            v26[(i0 * 5 + i1) * L + l] *
+            ((v33[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
+             ((v19[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f))) +
+              v34[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %694 = mul f64[32] -> v8
+  // %696 = mul f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v7[i0 * L + l] * (1.0f - v7[i0 * L + l]);
+      v6[i0 * L + l] = v7[i0 * L + l] * (1.0f - v7[i0 * L + l]);
     }
   }
-  // %2395 = add f64[32,5] -> v13
+  // %2448 = add f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            (v18[(i0 * 5 + i1) * L + l] * (v20[i0 * L + l] * (T(h) * 0.5f))) +
-            v27[(i0 * 5 + i1) * L + l];
+        v16[(i0 * 5 + i1) * L + l] =
+            (v17[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
+            v28[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2372 = contract f64[32] -> v9
-  // %2408 = contract f64[32] -> v16
+  // %2425 = contract f64[32] -> v8
+  // %2461 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7654,51 +7593,51 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v32[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v33[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v32[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v33[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v32[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v33[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v32[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v33[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v16[(i0 * 4) * L + l] = acc4_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc4_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2373 = mul f64[32] -> v20
+  // %2426 = mul f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v8[i0 * L + l] * v9[i0 * L + l];
+      v19[i0 * L + l] = v6[i0 * L + l] * v8[i0 * L + l];
     }
   }
-  // %2409 = mul f64[32] -> v9
+  // %2462 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v8[i0 * L + l] * v16[i0 * L + l];
+      v8[i0 * L + l] = v6[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %1642 = contract f64[35] -> v16
-  // %2374 = contract f64[35] -> v26
-  // %2410 = contract f64[35] -> v27
+  // %1695 = contract f64[35] -> v25
+  // %2427 = contract f64[35] -> v27
+  // %2463 = contract f64[35] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7718,18 +7657,362 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v28[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v20[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v9[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v20[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v9[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v20[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v9[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v28[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v20[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v9[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v19[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v19[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v19[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v19[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc4_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v28[(i0 * 4) * L + l] = acc8_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = acc0_v[l];
+      v27[i0 * L + l] = acc1_v[l];
+      v28[i0 * L + l] = acc2_v[l];
+    }
+  }
+  // %2451 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2456 = mul f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] =
+            v26[(i0 * 5 + i1) * L + l] *
+            ((v16[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
+             ((v20[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f))) +
+              v35[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %2413 = contract f64[32,35] -> v37
+  // %2436 = contract f64[32,35] -> v38
+  // %2457 = contract f64[32,35] -> v39
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v36[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v11[(i0 * 5 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v14[(i0 * 5 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v36[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v11[(i0 * 5 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v14[(i0 * 5 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v36[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v11[(i0 * 5 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v14[(i0 * 5 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v36[(i0 * 5 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v11[(i0 * 5 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v14[(i0 * 5 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v38[(i0 * 35 + i1 * 4) * L + l] = acc4_v[l];
+        v38[(i0 * 35 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v38[(i0 * 35 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v38[(i0 * 35 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v39[(i0 * 35 + i1 * 4) * L + l] = acc8_v[l];
+        v39[(i0 * 35 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v39[(i0 * 35 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v39[(i0 * 35 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v36[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v11[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v14[(i0 * 5 + i2) * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 35 + i1) * L + l] = acc0_v[l];
+        v38[(i0 * 35 + i1) * L + l] = acc1_v[l];
+        v39[(i0 * 35 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %2415 = reduce_sum f64[35] -> v16
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 35) * L + l] + v37[(i0 + i1 * 35) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2416 = add f64[35] -> v24
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v25[i0 * L + l] + v16[i0 * L + l];
+    }
+  }
+  // %2439 = reduce_sum f64[35] -> v16
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v38[(i0 + i1 * 35) * L + l] + v31[(i0 + i1 * 35) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2440 = add f64[35] -> v25
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v16[i0 * L + l] + v27[i0 * L + l];
+    }
+  }
+  // %2460 = reduce_sum f64[35] -> v16
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 35) * L + l] + v39[(i0 + i1 * 35) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2464 = add f64[35] -> v26
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v28[i0 * L + l] + v16[i0 * L + l];
+    }
+  }
+  // %2471 = contract f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 5) * L + l] = acc0_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2472 = add f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] =
+            (v17[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h))) + v16[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2485 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2486 = mul f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v6[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+    }
+  }
+  // %2487 = contract f64[35] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7738,369 +8021,25 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v26[(i0 * 4) * L + l] = acc4_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v27[(i0 * 4) * L + l] = acc8_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v9[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v7[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = acc0_v[l];
-      v26[i0 * L + l] = acc1_v[l];
-      v27[i0 * L + l] = acc2_v[l];
     }
   }
-  // %2398 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2403 = mul f64[32,5] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] =
-            v19[(i0 * 5 + i1) * L + l] *
-            ((v13[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
-             ((v15[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
-              v34[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %2360 = contract f64[32,35] -> v36
-  // %2383 = contract f64[32,35] -> v37
-  // %2404 = contract f64[32,35] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v35[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v10[(i0 * 5 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v24[(i0 * 5 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v35[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v10[(i0 * 5 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v24[(i0 * 5 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v35[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v10[(i0 * 5 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v24[(i0 * 5 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v35[(i0 * 5 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v10[(i0 * 5 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v24[(i0 * 5 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v36[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v36[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v36[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v37[(i0 * 35 + i1 * 4) * L + l] = acc4_v[l];
-        v37[(i0 * 35 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v37[(i0 * 35 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v37[(i0 * 35 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v38[(i0 * 35 + i1 * 4) * L + l] = acc8_v[l];
-        v38[(i0 * 35 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v38[(i0 * 35 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v38[(i0 * 35 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v35[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v10[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v24[(i0 * 5 + i2) * L + l], acc2_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 35 + i1) * L + l] = acc0_v[l];
-        v37[(i0 * 35 + i1) * L + l] = acc1_v[l];
-        v38[(i0 * 35 + i1) * L + l] = acc2_v[l];
-      }
-    }
-  }
-  // %2362 = reduce_sum f64[35] -> v13
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 35) * L + l] + v36[(i0 + i1 * 35) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2363 = add f64[35] -> v19
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v16[i0 * L + l] + v13[i0 * L + l];
-    }
-  }
-  // %2386 = reduce_sum f64[35] -> v13
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 35) * L + l] + v30[(i0 + i1 * 35) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2387 = add f64[35] -> v16
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v13[i0 * L + l] + v26[i0 * L + l];
-    }
-  }
-  // %2407 = reduce_sum f64[35] -> v13
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 35) * L + l] + v38[(i0 + i1 * 35) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2412 = mul f64[35] -> v26
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (v27[i0 * L + l] + v13[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %2418 = contract f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2419 = add f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            (v18[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h))) + v13[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2432 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2433 = mul f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v7[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
-    }
-  }
-  // %2434 = contract f64[35] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2429 = contract f64[32,35] -> v29
+  // %2482 = contract f64[32,35] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -8125,10 +8064,10 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 32; i1 < 35; ++i1) {
@@ -8144,11 +8083,11 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 35 + i1) * L + l] = acc0_v[l];
+        v30[(i0 * 35 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2422 = contract f64[32] -> v7
+  // %2475 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8160,24 +8099,24 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2421 = contract f64[32,5] -> v12
+  // %2474 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8200,10 +8139,10 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 5) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -8215,22 +8154,22 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2427 = mul f64[32,5] -> v18
+  // %2480 = mul f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v17[(i0 * 5 + i1) * L + l])) *
-            ((v11[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
-             ((v15[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * T(h))) + v12[(i0 * 5 + i1) * L + l]));
+        v17[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v13[(i0 * 5 + i1) * L + l])) *
+            ((v12[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) -
+             ((v20[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v15[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %2428 = contract f64[32,35] -> v30
+  // %2481 = contract f64[32,35] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -8244,21 +8183,21 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v18[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v17[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v18[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v17[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v18[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v17[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v18[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v17[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 32; i1 < 35; ++i1) {
@@ -8269,16 +8208,16 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v18[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v17[(i0 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 35 + i1) * L + l] = acc0_v[l];
+        v31[(i0 * 35 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2431 = reduce_sum f64[35] -> v11
+  // %2484 = reduce_sum f64[35] -> v12
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8287,65 +8226,65 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 35) * L + l] + v30[(i0 + i1 * 35) * L + l]);
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 35) * L + l] + v31[(i0 + i1 * 35) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %2436 = mul f64[35] -> v12
+  // %2488 = add f64[35] -> v13
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v13[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f;
+      v13[i0 * L + l] = v16[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %2439 = mul f64[35] -> adj.ln.gain
+  // %2492 = mul f64[35] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-((v0[i0 * L + l] * v19[i0 * L + l]) * 0.16666667f)) -
-                           ((v4[i0 * L + l] * v16[i0 * L + l]) * 0.33333334f)) -
-                          (v26[i0 * L + l] * v4[i0 * L + l])) -
-                         (v2[i0 * L + l] * v12[i0 * L + l]));
+        sum[l] = T(h) * ((((-((v4[i0 * L + l] * v24[i0 * L + l]) * 0.16666667f)) -
+                           ((v2[i0 * L + l] * v25[i0 * L + l]) * 0.33333334f)) -
+                          ((v26[i0 * L + l] * 0.33333334f) * v2[i0 * L + l])) -
+                         (v0[i0 * L + l] * (v13[i0 * L + l] * 0.16666667f)));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2446 = mul f64[35] -> adj.ln.bias
+  // %2633 = mul f64[35] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v16[i0 * L + l] * 0.33333334f)) - (v19[i0 * L + l] * 0.16666667f)) -
-                          v26[i0 * L + l]) -
-                         v12[i0 * L + l]);
+        sum[l] = ((-((v26[i0 * L + l] + v25[i0 * L + l]) * 0.33333334f)) -
+                  ((v13[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2456 = sub f64[32,35] -> adj.Wb
+  // %2509 = sub f64[32,35] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v20[i0 * L + l] * (T(h) * 0.33333334f)) * v5[i1 * L + l])) -
-                     (v1[i1 * L + l] * (v28[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                    (v5[i1 * L + l] * (v9[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                   (v3[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-((v19[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
+                     (v5[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    (v3[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                   (v1[i1 * L + l] * (v7[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2554 = sub f64[32,5,35] -> adj.Wk
+  // %2637 = sub f64[32,5,35] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8353,17 +8292,23 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v25[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v14[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v21[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v23[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v18[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v10[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v23[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2557 = sub f64[32,5,35] -> adj.Wv
+  // %2638 = add f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v14[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %2642 = sub f64[32,5,35] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8371,43 +8316,42 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v10[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v35[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v24[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v18[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v10[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v36[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v17[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2036 = broadcast f64[32,5,35] -> adj.Wq
+  // %2089 = broadcast f64[32,5,35] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5600; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2037 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2090 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2038 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %2091 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2039 = broadcast f64[64] -> adj.ff.up.bias
+  // %2092 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2040 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %2093 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2041 = broadcast f64[1,160] -> adj.out.weight
+  // %2094 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2042 = broadcast f64[1] -> adj.out.bias
+  // %2095 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -9627,12 +9571,11 @@ extern "C" void fwp_oja_node_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_oja_node.loss.vjp: 8 nodes
-  // %576 = sub f64[1] -> d.logit
-  // fwp_oja_node.ode:62: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_oja_node.loss.vjp: 7 nodes
+  // %582 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -9850,9 +9793,9 @@ const plastic_model kModel = {
             .field = 22784,
             .field_vjp = 100608,
             .adjoint_field = 201344,
-            .step = 58880,
+            .step = 60928,
             .step_vjp = 325376,
-            .adjoint_step = 335616,
+            .adjoint_step = 336640,
             .output = 17664,
             .output_vjp = 49664,
             .loss = 0,

@@ -3520,9 +3520,9 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_oja_node_sepsis_code.field.step.rk4: 100 nodes
-  // %1094 = contract f64[160] -> v0
-  // %1066 = contract f64[160] -> v1
-  // %1126 = contract f64[160] -> v2
+  // %1096 = contract f64[160] -> v0
+  // %1068 = contract f64[160] -> v1
+  // %1128 = contract f64[160] -> v2
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3578,14 +3578,14 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1095 = add f64[160] -> v3
+  // %1097 = add f64[160] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = proj_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %1096 = layernorm f64[160] -> v0
+  // %1098 = layernorm f64[160] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3621,21 +3621,21 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       v0[i0 * L + l] = (v3[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1098 = add f64[160] -> v3
+  // %1100 = add f64[160] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = proj_norm_bias[i0] + (v0[i0 * L + l] * proj_norm_gain[i0]);
     }
   }
-  // %1067 = add f64[160] -> v0
+  // %1069 = add f64[160] -> v0
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = proj_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %1068 = layernorm f64[160] -> v1
+  // %1070 = layernorm f64[160] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3671,21 +3671,21 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       v1[i0 * L + l] = (v0[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1070 = add f64[160] -> v0
+  // %1072 = add f64[160] -> v0
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v1[i0 * L + l]);
     }
   }
-  // %1127 = add f64[160] -> v1
+  // %1129 = add f64[160] -> v1
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v2[i0 * L + l] + proj_bias[i0];
     }
   }
-  // %1128 = layernorm f64[160] -> v2
+  // %1130 = layernorm f64[160] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3721,16 +3721,16 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       v2[i0 * L + l] = (v1[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1130 = add f64[160] -> v1
+  // %1132 = add f64[160] -> v1
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (proj_norm_gain[i0] * v2[i0 * L + l]) + proj_norm_bias[i0];
     }
   }
-  // %1099 = contract f64[352] -> v4
-  // %1071 = contract f64[352] -> v5
-  // %1131 = contract f64[352] -> v6
+  // %1101 = contract f64[352] -> v4
+  // %1073 = contract f64[352] -> v5
+  // %1133 = contract f64[352] -> v6
   for (int64_t i0 = 0; i0 < 88; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3780,21 +3780,21 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1101 = reshape f64[32,11] -> v7
+  // %1103 = reshape f64[32,11] -> v7
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = kvb_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %1073 = reshape f64[32,11] -> v4
+  // %1075 = reshape f64[32,11] -> v4
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = kvb_bias[i0] + v5[i0 * L + l];
     }
   }
-  // %1076 = tanh f64[32,5] -> v0
+  // %1078 = tanh f64[32,5] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3803,7 +3803,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1104 = tanh f64[32,5] -> v1
+  // %1106 = tanh f64[32,5] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3812,7 +3812,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1379 = contract f64[32] -> v2
+  // %1381 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3841,42 +3841,42 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1081 = sigmoid f64[32,1] -> v3
+  // %1083 = sigmoid f64[32,1] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = sigmoid(v4[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %1082 = reshape f64[32] -> v5
+  // %1084 = reshape f64[32] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = v3[i0 * L + l];
     }
   }
-  // %1380 = contract f64[32] -> v3
+  // %1382 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v2[i0 * L + l] * (v5[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1109 = sigmoid f64[32,1] -> v2
+  // %1111 = sigmoid f64[32,1] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = sigmoid(v7[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %1110 = reshape f64[32] -> v8
+  // %1112 = reshape f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v2[i0 * L + l];
     }
   }
-  // %1451 = contract f64[32,5] -> v2
+  // %1453 = contract f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3886,14 +3886,14 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1133 = reshape f64[32,11] -> v5
+  // %1135 = reshape f64[32,11] -> v5
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = kvb_bias[i0] + v6[i0 * L + l];
     }
   }
-  // %1136 = tanh f64[32,5] -> v6
+  // %1138 = tanh f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3902,9 +3902,9 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1077 = contract f64[32,5] -> v9
-  // %1382 = contract f64[32,5] -> v10
-  // %1417 = contract f64[32,5] -> v11
+  // %1079 = contract f64[32,5] -> v9
+  // %1384 = contract f64[32,5] -> v10
+  // %1419 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3986,7 +3986,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       v11[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1078 = sub f64[32,5] -> v0
+  // %1080 = sub f64[32,5] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3995,7 +3995,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1079 = softmax f64[32,5] -> v9
+  // %1081 = softmax f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4027,7 +4027,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1463 = sub f64[32,5] -> v0
+  // %1465 = sub f64[32,5] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4038,7 +4038,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1464 = softmax f64[32,5] -> v3
+  // %1466 = softmax f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4070,7 +4070,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1486 = contract f64[32,5] -> v0
+  // %1488 = contract f64[32,5] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4080,7 +4080,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1399 = contract f64[32] -> v4
+  // %1401 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4109,14 +4109,14 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1400 = contract f64[32] -> v12
+  // %1402 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v4[i0 * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1467 = sub f64[32,5] -> v4
+  // %1469 = sub f64[32,5] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4127,7 +4127,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1468 = softmax f64[32,5] -> v3
+  // %1470 = softmax f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4159,7 +4159,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1414 = contract f64[32] -> v12
+  // %1416 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4188,14 +4188,14 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1415 = contract f64[32] -> v10
+  // %1417 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v12[i0 * L + l] * (v8[i0 * L + l] * T(h));
     }
   }
-  // %1473 = sub f64[32,5] -> v4
+  // %1475 = sub f64[32,5] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4206,7 +4206,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1474 = softmax f64[32,5] -> v10
+  // %1476 = softmax f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4238,21 +4238,21 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1141 = sigmoid f64[32,1] -> v12
+  // %1143 = sigmoid f64[32,1] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = sigmoid(v5[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %1446 = contract f64[32] -> v11
+  // %1448 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = v12[i0 * L + l] * (T(h) * 0.16666667f);
     }
   }
-  // %1475 = contract f64[32,5] -> v4
+  // %1477 = contract f64[32,5] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4261,7 +4261,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1491 = contract f64[32,5] -> v10
+  // %1493 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4271,7 +4271,7 @@ extern "C" void fwp_oja_node_sepsis_code_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1497 = add f64[32,5,5] -> W
+  // %1499 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -4351,9 +4351,10 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159936);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 165056);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 170176);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 181440);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192704);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 203968);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 175296);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 186560);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 197824);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 209088);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4372,10 +4373,10 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_oja_node_sepsis_code.field.step.rk4.vjp: 308 nodes
-  // %1126 = contract f64[160] -> v0
-  // %1094 = contract f64[160] -> v1
-  // %1066 = contract f64[160] -> v2
+  // fwp_oja_node_sepsis_code.field.step.rk4.vjp: 305 nodes
+  // %1128 = contract f64[160] -> v0
+  // %1096 = contract f64[160] -> v1
+  // %1068 = contract f64[160] -> v2
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4431,14 +4432,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1127 = add f64[160] -> v3
+  // %1129 = add f64[160] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v0[i0 * L + l] + proj_bias[i0];
     }
   }
-  // %1128 = layernorm f64[160] -> v0
+  // %1130 = layernorm f64[160] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4474,21 +4475,21 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v0[i0 * L + l] = (v3[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1130 = add f64[160] -> v4
+  // %1132 = add f64[160] -> v4
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = (proj_norm_gain[i0] * v0[i0 * L + l]) + proj_norm_bias[i0];
     }
   }
-  // %1095 = add f64[160] -> v5
+  // %1097 = add f64[160] -> v5
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = proj_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %1096 = layernorm f64[160] -> v1
+  // %1098 = layernorm f64[160] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4524,21 +4525,21 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v1[i0 * L + l] = (v5[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1098 = add f64[160] -> v6
+  // %1100 = add f64[160] -> v6
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = proj_norm_bias[i0] + (v1[i0 * L + l] * proj_norm_gain[i0]);
     }
   }
-  // %1067 = add f64[160] -> v7
+  // %1069 = add f64[160] -> v7
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = proj_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %1068 = layernorm f64[160] -> v2
+  // %1070 = layernorm f64[160] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4574,16 +4575,16 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v2[i0 * L + l] = (v7[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1070 = add f64[160] -> v8
+  // %1072 = add f64[160] -> v8
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %1131 = contract f64[352] -> v9
-  // %1099 = contract f64[352] -> v10
-  // %1071 = contract f64[352] -> v11
+  // %1133 = contract f64[352] -> v9
+  // %1101 = contract f64[352] -> v10
+  // %1073 = contract f64[352] -> v11
   for (int64_t i0 = 0; i0 < 88; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4633,14 +4634,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1133 = reshape f64[32,11] -> v12
+  // %1135 = reshape f64[32,11] -> v12
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = kvb_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %1136 = tanh f64[32,5] -> v9
+  // %1138 = tanh f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4649,28 +4650,28 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1141 = sigmoid f64[32,1] -> v13
+  // %1143 = sigmoid f64[32,1] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = sigmoid(v12[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %1101 = reshape f64[32,11] -> v14
+  // %1103 = reshape f64[32,11] -> v14
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = kvb_bias[i0] + v10[i0 * L + l];
     }
   }
-  // %1073 = reshape f64[32,11] -> v10
+  // %1075 = reshape f64[32,11] -> v10
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = kvb_bias[i0] + v11[i0 * L + l];
     }
   }
-  // %1076 = tanh f64[32,5] -> v11
+  // %1078 = tanh f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4679,7 +4680,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1104 = tanh f64[32,5] -> v15
+  // %1106 = tanh f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4688,9 +4689,9 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1417 = contract f64[32,5] -> v16
-  // %1077 = contract f64[32,5] -> v17
-  // %1382 = contract f64[32,5] -> v18
+  // %1419 = contract f64[32,5] -> v16
+  // %1079 = contract f64[32,5] -> v17
+  // %1384 = contract f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4772,7 +4773,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v18[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1078 = sub f64[32,5] -> v19
+  // %1080 = sub f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4781,7 +4782,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1079 = softmax f64[32,5] -> v17
+  // %1081 = softmax f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4813,7 +4814,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1379 = contract f64[32] -> v19
+  // %1381 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4842,21 +4843,21 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1081 = sigmoid f64[32,1] -> v21
+  // %1083 = sigmoid f64[32,1] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = sigmoid(v10[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %1380 = contract f64[32] -> v10
+  // %1382 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v19[i0 * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1463 = sub f64[32,5] -> v22
+  // %1465 = sub f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4867,7 +4868,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1464 = softmax f64[32,5] -> v10
+  // %1466 = softmax f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4899,7 +4900,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1399 = contract f64[32] -> v22
+  // %1401 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4928,21 +4929,21 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1109 = sigmoid f64[32,1] -> v23
+  // %1111 = sigmoid f64[32,1] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = sigmoid(v14[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %1400 = contract f64[32] -> v24
+  // %1402 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v22[i0 * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1467 = sub f64[32,5] -> v25
+  // %1469 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4953,7 +4954,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1468 = softmax f64[32,5] -> v18
+  // %1470 = softmax f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4985,7 +4986,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1414 = contract f64[32] -> v24
+  // %1416 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5014,14 +5015,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1415 = contract f64[32] -> v25
+  // %1417 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v24[i0 * L + l] * (v23[i0 * L + l] * T(h));
     }
   }
-  // %1473 = sub f64[32,5] -> v14
+  // %1475 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5032,7 +5033,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1474 = softmax f64[32,5] -> v16
+  // %1476 = softmax f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5064,9 +5065,9 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1993 = contract f64[32,5] -> v25
-  // %1710 = contract f64[32,5] -> v12
-  // %1764 = contract f64[32,5] -> v14
+  // %1995 = contract f64[32,5] -> v25
+  // %1712 = contract f64[32,5] -> v12
+  // %1766 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5148,7 +5149,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v14[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %2040 = contract f64[32] -> v26
+  // %2042 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5177,14 +5178,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2156 = contract f64[32] -> v27
+  // %2158 = contract f64[32] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = v26[i0 * L + l] * v13[i0 * L + l];
     }
   }
-  // %2325 = mul f64[32,5] -> v28
+  // %2327 = mul f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5195,7 +5196,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2329 = sub f64[32,5] -> v25
+  // %2331 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5205,7 +5206,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2330 = mul f64[32,5] -> v29
+  // %2332 = mul f64[32,5] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5214,7 +5215,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2331 = contract f64[32] -> v24
+  // %2333 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5243,7 +5244,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2334 = mul f64[32,5] -> v30
+  // %2336 = mul f64[32,5] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5253,7 +5254,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2338 = sub f64[32,5] -> v29
+  // %2340 = sub f64[32,5] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5264,7 +5265,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2339 = mul f64[32,5] -> v22
+  // %2341 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5273,7 +5274,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2340 = contract f64[32] -> v24
+  // %2342 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5302,7 +5303,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2343 = mul f64[32,5] -> v12
+  // %2345 = mul f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5312,18 +5313,25 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2347 = sub f64[32,5] -> v22
+  // %2411 = add f64[32,5] -> v22
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v12[i0 * L + l] + v30[i0 * L + l];
+    }
+  }
+  // %2349 = sub f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] =
+        v31[(i0 * 5 + i1) * L + l] =
             v14[(i0 * 5 + i1) * L + l] -
             (v12[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2349 = contract f64[32] -> v24
+  // %2351 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5335,13 +5343,13 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5352,50 +5360,49 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2350 = contract f64[32] -> v27
+  // %2352 = contract f64[32] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = v21[i0 * L + l] * v24[i0 * L + l];
     }
   }
-  // %2353 = mul f64[32,5] -> v19
+  // %2355 = mul f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v19[(i0 * 5 + i1) * L + l] =
-            ((v21[i0 * L + l] * v22[(i0 * 5 + i1) * L + l]) - v27[i0 * L + l]) *
+            ((v21[i0 * L + l] * v31[(i0 * 5 + i1) * L + l]) - v27[i0 * L + l]) *
             v17[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2355 = sub f64[32,5,5] -> d.W
+  // %2629 = sub f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v9[(i0 * 5 + i1) * L + l] * v28[(i0 * 5 + i2) * L + l])) -
-                (v30[(i0 * 5 + i2) * L + l] * v15[(i0 * 5 + i1) * L + l])) -
-               (v12[(i0 * 5 + i2) * L + l] * v15[(i0 * 5 + i1) * L + l])) -
+              ((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
+                (v9[(i0 * 5 + i1) * L + l] * v28[(i0 * 5 + i2) * L + l])) -
+               (v15[(i0 * 5 + i1) * L + l] * v22[(i0 * 5 + i2) * L + l])) -
               (v11[(i0 * 5 + i1) * L + l] * v19[(i0 * 5 + i2) * L + l]);
         }
       }
     }
   }
-  // %2029 = mul f64[32,5] -> v22
+  // %2031 = mul f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
+        v31[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
       }
     }
   }
-  // %2356 = contract f64[32] -> v27
+  // %2358 = contract f64[32] -> v27
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5424,16 +5431,16 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2357 = contract f64[32] -> v16
+  // %2359 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v27[i0 * L + l] * (v23[i0 * L + l] * T(h));
     }
   }
-  // %2359 = contract f64[32,5] -> v14
-  // %2423 = contract f64[32,5] -> v31
-  // %2429 = contract f64[32,5] -> v32
+  // %2361 = contract f64[32,5] -> v14
+  // %2638 = contract f64[32,5] -> v32
+  // %2392 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5454,26 +5461,26 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v30[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v19[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v30[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v19[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v28[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v30[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v19[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5482,14 +5489,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v31[(i0 * 5) * L + l] = acc4_v[l];
-      v31[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v31[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v31[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v32[(i0 * 5) * L + l] = acc8_v[l];
-      v32[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v32[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v32[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v32[(i0 * 5) * L + l] = acc4_v[l];
+      v32[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v32[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v32[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v33[(i0 * 5) * L + l] = acc8_v[l];
+      v33[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v33[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v33[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -5500,38 +5507,21 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v30[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v31[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v32[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v32[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v33[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2364 = pad f64[32,11] -> v33
+  // %2366 = pad f64[32,11] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 11 + i1) * L + l] = v28[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2043 = pad f64[32,11] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v34[(i0 * 11 + i1) * L + l] = 0.0f;
@@ -5539,12 +5529,29 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 11 + 10) * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v26[i0 * L + l];
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 11 + i1) * L + l] = v28[(i0 * 5 + i1) * L + l];
+      }
     }
   }
-  // %1339 = reduce_sum f64[] -> v20
+  // %2045 = pad f64[32,11] -> v35
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 11 + 10) * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v26[i0 * L + l];
+    }
+  }
+  // %1341 = reduce_sum f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5559,7 +5566,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v20[l] = acc_v[l];
   }
-  // %1344 = reduce_sum f64[] -> v13
+  // %1346 = reduce_sum f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5574,12 +5581,12 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = acc_v[l];
   }
-  // %1348 = reciprocal f64[] -> v20
+  // %1350 = reciprocal f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v20[l] = T(1) / std::sqrt((v13[l] * 0.00625f) + 1e-05f);
   }
-  // %1295 = reduce_sum f64[] -> v13
+  // %1297 = reduce_sum f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5594,7 +5601,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = acc_v[l];
   }
-  // %1300 = reduce_sum f64[] -> v26
+  // %1302 = reduce_sum f64[] -> v26
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5609,17 +5616,17 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v26[l] = acc_v[l];
   }
-  // %1304 = reciprocal f64[] -> v13
+  // %1306 = reciprocal f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = T(1) / std::sqrt((v26[l] * 0.00625f) + 1e-05f);
   }
-  // %2410 = pad f64[32,11] -> v35
+  // %2412 = pad f64[32,11] -> v36
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 11 + i1) * L + l] = 0.0f;
+        v36[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
@@ -5627,11 +5634,11 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 11 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] + v30[(i0 * 5 + i1) * L + l];
+        v36[(i0 * 11 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2414 = reduce_sum f64[32] -> v26
+  // %2416 = reduce_sum f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5649,31 +5656,32 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v26[i0 * L + l] = acc_v[l];
     }
   }
-  // %2417 = pad f64[32,11] -> v36
+  // %2419 = pad f64[32,11] -> v37
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 11 + i1) * L + l] = 0.0f;
+        v37[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 11 + 10) * L + l] = v26[i0 * L + l] * (v23[i0 * L + l] * (1.0f - v23[i0 * L + l]));
+      v37[(i0 * 11 + 10) * L + l] = v26[i0 * L + l] * (v23[i0 * L + l] * (1.0f - v23[i0 * L + l]));
     }
   }
-  // %2061 = contract f64[32,5] -> v3
+  // %2630 = add f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v23[i0 * L + l];
+        v3[(i0 * 5 + i1) * L + l] = (v18[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]) +
+                                    (v10[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]);
       }
     }
   }
-  // %2420 = contract f64[32] -> v26
+  // %2422 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5702,149 +5710,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2421 = contract f64[32] -> v27
+  // %2679 = mul f64[32] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v26[i0 * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f));
+      v27[i0 * L + l] = (v26[i0 * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) * 2.0f;
     }
   }
-  // %2422 = contract f64[32,5] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] = v15[(i0 * 5 + i1) * L + l] * v27[i0 * L + l];
-      }
-    }
-  }
-  // %2071 = contract f64[32,5] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v23[i0 * L + l];
-      }
-    }
-  }
-  // %2030 = contract f64[32,5] -> v25
-  // %2062 = contract f64[32,5] -> v28
-  // %2072 = contract f64[32,5] -> v29
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v3[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v3[(i0 * 5 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v3[(i0 * 5 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      v28[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-      v28[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-      v28[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-      v28[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v28[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v29[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-    }
-  }
-  // %2363 = pad f64[32,11] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 11 + 10) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1 + 5) * L + l] =
-            (1.0f - square(v9[(i0 * 5 + i1) * L + l])) *
-            (v25[(i0 * 5 + i1) * L + l] -
-             ((v15[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) + v14[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %2367 = reshape f64[352] -> v14
-  for (int64_t i0 = 0; i0 < 352; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (v10[i0 * L + l] + v33[i0 * L + l]) + v34[i0 * L + l];
-    }
-  }
-  // %2386 = contract f64[32] -> v23
+  // %2388 = contract f64[32] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5873,49 +5746,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2387 = contract f64[32] -> v26
+  // %2389 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v23[i0 * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %2433 = pad f64[32,11] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 11 + 10) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1 + 5) * L + l] =
-            (1.0f - square(v15[(i0 * 5 + i1) * L + l])) *
-            ((((v28[(i0 * 5 + i1) * L + l] - (v9[(i0 * 5 + i1) * L + l] * v16[i0 * L + l])) -
-               (v5[(i0 * 5 + i1) * L + l] + v31[(i0 * 5 + i1) * L + l])) +
-              (v29[(i0 * 5 + i1) * L + l] - v5[(i0 * 5 + i1) * L + l])) -
-             (v32[(i0 * 5 + i1) * L + l] + (v11[(i0 * 5 + i1) * L + l] * v26[i0 * L + l])));
-      }
-    }
-  }
-  // %2436 = reshape f64[352] -> v9
-  for (int64_t i0 = 0; i0 < 352; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v35[i0 * L + l] + (v36[i0 * L + l] + v10[i0 * L + l]);
-    }
-  }
-  // %1253 = reduce_sum f64[] -> v23
+  // %1255 = reduce_sum f64[] -> v23
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5930,7 +5768,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v23[l] = acc_v[l];
   }
-  // %1258 = reduce_sum f64[] -> v27
+  // %1260 = reduce_sum f64[] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5943,65 +5781,25 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v27[l] = acc_v[l];
+    v5[l] = acc_v[l];
   }
-  // %1262 = reciprocal f64[] -> v23
+  // %1264 = reciprocal f64[] -> v23
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v23[l] = T(1) / std::sqrt((v27[l] * 0.00625f) + 1e-05f);
+    v23[l] = T(1) / std::sqrt((v5[l] * 0.00625f) + 1e-05f);
   }
-  // %1368 = contract f64[32,5] -> v3
+  // %1370 = contract f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v21[i0 * L + l];
+        v5[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v21[i0 * L + l];
       }
     }
   }
-  // %1918 = contract f64[32,5] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v3[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v3[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v5[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v5[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v5[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %2390 = contract f64[32,5] -> v3
+  // %2032 = contract f64[32,5] -> v7
+  // %2631 = contract f64[32,5] -> v17
+  // %1920 = contract f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6009,40 +5807,81 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v3[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v3[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v31[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v3[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v7[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+      v17[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+      v17[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+      v17[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+      v18[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+      v18[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %2393 = pad f64[32,11] -> v10
+  // %2365 = pad f64[32,11] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6062,13 +5901,81 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 11 + i1 + 5) * L + l] =
-            ((v5[(i0 * 5 + i1) * L + l] - (v15[(i0 * 5 + i1) * L + l] * v26[i0 * L + l])) -
-             v3[(i0 * 5 + i1) * L + l]) *
+            (1.0f - square(v9[(i0 * 5 + i1) * L + l])) *
+            (v7[(i0 * 5 + i1) * L + l] -
+             ((v15[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) + v14[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %2369 = reshape f64[352] -> v12
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = (v10[i0 * L + l] + v34[i0 * L + l]) + v35[i0 * L + l];
+    }
+  }
+  // %2685 = pad f64[32,11] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 11 + 10) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1 + 5) * L + l] =
+            ((((v17[(i0 * 5 + i1) * L + l] - (v9[(i0 * 5 + i1) * L + l] * v16[i0 * L + l])) -
+               (v15[(i0 * 5 + i1) * L + l] * v27[i0 * L + l])) -
+              v32[(i0 * 5 + i1) * L + l]) -
+             (v11[(i0 * 5 + i1) * L + l] * v26[i0 * L + l])) *
+            (1.0f - square(v15[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %2688 = reshape f64[352] -> v9
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v36[i0 * L + l] + (v37[i0 * L + l] + v10[i0 * L + l]);
+    }
+  }
+  // %2395 = pad f64[32,11] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 11 + 10) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1 + 5) * L + l] =
+            ((v18[(i0 * 5 + i1) * L + l] - (v15[(i0 * 5 + i1) * L + l] * v26[i0 * L + l])) -
+             v33[(i0 * 5 + i1) * L + l]) *
             (1.0f - square(v11[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %2383 = pad f64[32,11] -> v11
+  // %2385 = pad f64[32,11] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -6083,12 +5990,12 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v11[(i0 * 11 + 10) * L + l] = v24[i0 * L + l] * ((1.0f - v21[i0 * L + l]) * v21[i0 * L + l]);
     }
   }
-  // %2384 = pad f64[32,11] -> v12
+  // %2386 = pad f64[32,11] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 11 + i1) * L + l] = 0.0f;
+        v14[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
@@ -6096,20 +6003,20 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 11 + i1) * L + l] = v19[(i0 * 5 + i1) * L + l];
+        v14[(i0 * 11 + i1) * L + l] = v19[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2395 = reshape f64[352] -> v33
+  // %2397 = reshape f64[352] -> v34
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v10[i0 * L + l] + (v11[i0 * L + l] + v12[i0 * L + l]);
+      v34[i0 * L + l] = v10[i0 * L + l] + (v11[i0 * L + l] + v14[i0 * L + l]);
     }
   }
-  // %2368 = contract f64[160] -> v3
-  // %2437 = contract f64[160] -> v5
-  // %2396 = contract f64[160] -> v7
+  // %2370 = contract f64[160] -> v3
+  // %2689 = contract f64[160] -> v5
+  // %2398 = contract f64[160] -> v7
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6129,18 +6036,18 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 352; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v14[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v12[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v9[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v33[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v34[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v12[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v9[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v33[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v34[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v12[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v9[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v33[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v34[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v12[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v9[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v33[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v34[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6159,14 +6066,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       v7[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %2369 = mul f64[160] -> v15
+  // %2371 = mul f64[160] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v3[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %2370 = reduce_sum f64[] -> v21
+  // %2372 = reduce_sum f64[] -> v21
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6181,7 +6088,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v21[l] = acc_v[l];
   }
-  // %2374 = contract f64[] -> v24
+  // %2376 = contract f64[] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6196,7 +6103,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v24[l] = acc0_v[l];
   }
-  // %2379 = mul f64[160] -> v16
+  // %2381 = mul f64[160] -> v16
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6205,14 +6112,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
           v20[l];
     }
   }
-  // %2438 = mul f64[160] -> v15
+  // %2690 = mul f64[160] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = proj_norm_gain[i0] * v5[i0 * L + l];
     }
   }
-  // %2439 = reduce_sum f64[] -> v20
+  // %2691 = reduce_sum f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6227,7 +6134,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v20[l] = acc_v[l];
   }
-  // %2443 = contract f64[] -> v21
+  // %2695 = contract f64[] -> v21
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6242,22 +6149,22 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v21[l] = acc0_v[l];
   }
-  // %2448 = mul f64[160] -> v17
+  // %2700 = mul f64[160] -> v17
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v13[l] * ((v15[i0 * L + l] - (v20[l] * 0.00625f)) -
-                                  (v1[i0 * L + l] * (v21[l] * 0.00625f)));
+                                  ((v21[l] * 0.00625f) * v1[i0 * L + l]));
     }
   }
-  // %2397 = mul f64[160] -> v15
+  // %2399 = mul f64[160] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = proj_norm_gain[i0] * v7[i0 * L + l];
     }
   }
-  // %2398 = reduce_sum f64[] -> v20
+  // %2400 = reduce_sum f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6272,7 +6179,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v20[l] = acc_v[l];
   }
-  // %2402 = contract f64[] -> v13
+  // %2404 = contract f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6287,7 +6194,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = acc0_v[l];
   }
-  // %2407 = mul f64[160] -> v18
+  // %2409 = mul f64[160] -> v18
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6295,7 +6202,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
                                   ((v13[l] * 0.00625f) * v2[i0 * L + l]));
     }
   }
-  // %2451 = add f64[160,69] -> d.proj.weight
+  // %2703 = add f64[160,69] -> d.proj.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -6310,18 +6217,18 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2453 = add f64[160] -> d.proj.bias
+  // %2705 = add f64[160] -> d.proj.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v16[i0 * L + l] + (v18[i0 * L + l] + v17[i0 * L + l]);
+        sum[l] = v16[i0 * L + l] + (v17[i0 * L + l] + v18[i0 * L + l]);
       }
       theta_bar_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2458 = add f64[160] -> d.proj_norm.gain
+  // %2708 = add f64[160] -> d.proj_norm.gain
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -6333,44 +6240,91 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       theta_bar_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2460 = add f64[160] -> d.proj_norm.bias
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
+  // %2709 = add f64[352] -> v10
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = (v12[i0 * L + l] + v34[i0 * L + l]) + v9[i0 * L + l];
+    }
+  }
+  // %2710 = contract f64[160] -> d.proj_norm.bias
+  for (int64_t i0 = 0; i0 < 40; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 352; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v3[i0 * L + l] + (v7[i0 * L + l] + v5[i0 * L + l]);
+        sum[l] = acc0_v[l];
       }
-      theta_bar_proj_norm_bias[i0] += lane_sum<L>(sum);
+      theta_bar_proj_norm_bias[i0 * 4] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc1_v[l];
+      }
+      theta_bar_proj_norm_bias[i0 * 4 + 1] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc2_v[l];
+      }
+      theta_bar_proj_norm_bias[i0 * 4 + 2] += lane_sum<L>(sum);
+    }
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = acc3_v[l];
+      }
+      theta_bar_proj_norm_bias[i0 * 4 + 3] += lane_sum<L>(sum);
     }
   }
-  // %2465 = add f64[352,160] -> d.kvb.weight
+  // %2713 = add f64[352,160] -> d.kvb.weight
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v9[i0 * L + l] * v6[i1 * L + l]) + (v8[i1 * L + l] * v33[i0 * L + l])) +
-                   (v14[i0 * L + l] * v4[i1 * L + l]);
+          sum[l] = ((v6[i1 * L + l] * v9[i0 * L + l]) + (v8[i1 * L + l] * v34[i0 * L + l])) +
+                   (v12[i0 * L + l] * v4[i1 * L + l]);
         }
         theta_bar_kvb_weight[i0 * 160 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2467 = add f64[352] -> d.kvb.bias
+  // %2715 = add f64[352] -> d.kvb.bias
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v9[i0 * L + l] + v33[i0 * L + l]) + v14[i0 * L + l];
+        sum[l] = v12[i0 * L + l] + (v9[i0 * L + l] + v34[i0 * L + l]);
       }
       theta_bar_kvb_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_stages_bar) {
-    // %2468 = contract f64[69] -> d.x@0
+    // %2470 = contract f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6410,7 +6364,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
-    // %2469 = contract f64[69] -> d.x@1
+    // %2716 = contract f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6450,7 +6404,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[144 * L + l] += acc0_v[l];
     }
-    // %2470 = contract f64[69] -> d.x@2
+    // %2472 = contract f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6567,19 +6521,19 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144384);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 149504);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154624);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 165888);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166912);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167936);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168960);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 174080);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179200);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 180224);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 191488);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 191552);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202816);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 214080);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 219200);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 230464);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156672);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157696);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162816);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167936);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173056);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184320);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 195584);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 206848);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 218112);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 229376);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 234496);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 245760);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -6602,10 +6556,10 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t i = 0; i < 68192; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_node_sepsis_code.field.adjoint.step.rk4: 405 nodes
-  // %1094 = contract f64[160] -> v0
-  // %1066 = contract f64[160] -> v1
-  // %1126 = contract f64[160] -> v2
+  // fwp_oja_node_sepsis_code.field.adjoint.step.rk4: 398 nodes
+  // %1096 = contract f64[160] -> v0
+  // %1068 = contract f64[160] -> v1
+  // %1128 = contract f64[160] -> v2
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6661,14 +6615,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1095 = add f64[160] -> v3
+  // %1097 = add f64[160] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = proj_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %1096 = layernorm f64[160] -> v0
+  // %1098 = layernorm f64[160] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6704,21 +6658,21 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v0[i0 * L + l] = (v3[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1098 = add f64[160] -> v4
+  // %1100 = add f64[160] -> v4
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = proj_norm_bias[i0] + (v0[i0 * L + l] * proj_norm_gain[i0]);
     }
   }
-  // %1067 = add f64[160] -> v5
+  // %1069 = add f64[160] -> v5
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = proj_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %1068 = layernorm f64[160] -> v1
+  // %1070 = layernorm f64[160] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6754,21 +6708,21 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v1[i0 * L + l] = (v5[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1070 = add f64[160] -> v6
+  // %1072 = add f64[160] -> v6
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v1[i0 * L + l]);
     }
   }
-  // %1127 = add f64[160] -> v7
+  // %1129 = add f64[160] -> v7
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v2[i0 * L + l] + proj_bias[i0];
     }
   }
-  // %1128 = layernorm f64[160] -> v2
+  // %1130 = layernorm f64[160] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6804,16 +6758,16 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v2[i0 * L + l] = (v7[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1130 = add f64[160] -> v8
+  // %1132 = add f64[160] -> v8
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = (proj_norm_gain[i0] * v2[i0 * L + l]) + proj_norm_bias[i0];
     }
   }
-  // %1099 = contract f64[352] -> v9
-  // %1071 = contract f64[352] -> v10
-  // %1131 = contract f64[352] -> v11
+  // %1101 = contract f64[352] -> v9
+  // %1073 = contract f64[352] -> v10
+  // %1133 = contract f64[352] -> v11
   for (int64_t i0 = 0; i0 < 88; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6863,21 +6817,21 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1101 = reshape f64[32,11] -> v12
+  // %1103 = reshape f64[32,11] -> v12
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = kvb_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %1073 = reshape f64[32,11] -> v9
+  // %1075 = reshape f64[32,11] -> v9
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = kvb_bias[i0] + v10[i0 * L + l];
     }
   }
-  // %1076 = tanh f64[32,5] -> v10
+  // %1078 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6886,7 +6840,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1104 = tanh f64[32,5] -> v13
+  // %1106 = tanh f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6895,7 +6849,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1379 = contract f64[32] -> v14
+  // %1381 = contract f64[32] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6924,28 +6878,28 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1081 = sigmoid f64[32,1] -> v15
+  // %1083 = sigmoid f64[32,1] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = sigmoid(v9[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %1380 = contract f64[32] -> v16
+  // %1382 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v14[i0 * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1109 = sigmoid f64[32,1] -> v17
+  // %1111 = sigmoid f64[32,1] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = sigmoid(v12[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %1451 = contract f64[32,5] -> v18
+  // %1453 = contract f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6955,14 +6909,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1133 = reshape f64[32,11] -> v19
+  // %1135 = reshape f64[32,11] -> v19
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = kvb_bias[i0] + v11[i0 * L + l];
     }
   }
-  // %1136 = tanh f64[32,5] -> v11
+  // %1138 = tanh f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6971,9 +6925,9 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1077 = contract f64[32,5] -> v20
-  // %1382 = contract f64[32,5] -> v21
-  // %1417 = contract f64[32,5] -> v22
+  // %1079 = contract f64[32,5] -> v20
+  // %1384 = contract f64[32,5] -> v21
+  // %1419 = contract f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7055,7 +7009,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v22[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1078 = sub f64[32,5] -> v23
+  // %1080 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7064,7 +7018,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1079 = softmax f64[32,5] -> v20
+  // %1081 = softmax f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7096,7 +7050,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1463 = sub f64[32,5] -> v23
+  // %1465 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7107,7 +7061,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1464 = softmax f64[32,5] -> v9
+  // %1466 = softmax f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7139,7 +7093,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1486 = contract f64[32,5] -> v23
+  // %1488 = contract f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7149,7 +7103,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1399 = contract f64[32] -> v16
+  // %1401 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7178,14 +7132,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1400 = contract f64[32] -> v24
+  // %1402 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v16[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1467 = sub f64[32,5] -> v25
+  // %1469 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7196,7 +7150,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1468 = softmax f64[32,5] -> v21
+  // %1470 = softmax f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7228,7 +7182,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1414 = contract f64[32] -> v24
+  // %1416 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7257,14 +7211,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1415 = contract f64[32] -> v25
+  // %1417 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v24[i0 * L + l] * (v17[i0 * L + l] * T(h));
     }
   }
-  // %1473 = sub f64[32,5] -> v12
+  // %1475 = sub f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7275,7 +7229,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1474 = softmax f64[32,5] -> v22
+  // %1476 = softmax f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7307,14 +7261,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1141 = sigmoid f64[32,1] -> v25
+  // %1143 = sigmoid f64[32,1] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = sigmoid(v19[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %1475 = contract f64[32,5] -> v12
+  // %1477 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7324,7 +7278,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1491 = contract f64[32,5] -> v19
+  // %1493 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7334,7 +7288,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1497 = add f64[32,5,5] -> W
+  // %1499 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -7350,9 +7304,9 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %2625 = contract f64[32,5] -> v18
-  // %3241 = contract f64[32,5] -> v23
-  // %3283 = contract f64[32,5] -> v12
+  // %2717 = contract f64[32,5] -> v18
+  // %3333 = contract f64[32,5] -> v23
+  // %3375 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7431,7 +7385,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %3229 = contract f64[32] -> v19
+  // %3321 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7460,14 +7414,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3230 = contract f64[32] -> v26
+  // %3322 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v15[i0 * L + l] * v19[i0 * L + l];
     }
   }
-  // %4099 = mul f64[32,5] -> v27
+  // %4191 = mul f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7478,7 +7432,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4101 = add f64[32,5] -> v18
+  // %4193 = add f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7489,7 +7443,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4103 = contract f64[32] -> v14
+  // %4195 = contract f64[32] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7518,14 +7472,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4104 = contract f64[32] -> v26
+  // %4196 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v14[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %4107 = mul f64[32,5] -> v28
+  // %4199 = mul f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7536,7 +7490,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4109 = add f64[32,5] -> v18
+  // %4201 = add f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7547,7 +7501,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4111 = contract f64[32] -> v16
+  // %4203 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7576,14 +7530,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4112 = contract f64[32] -> v26
+  // %4204 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v16[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %4115 = mul f64[32,5] -> v23
+  // %4207 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7594,7 +7548,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4119 = add f64[32,5] -> v18
+  // %4211 = add f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7604,7 +7558,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4121 = contract f64[32] -> v24
+  // %4213 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7633,14 +7587,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4122 = contract f64[32] -> v26
+  // %4214 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v24[i0 * L + l] * v25[i0 * L + l];
     }
   }
-  // %4125 = mul f64[32,5] -> v12
+  // %4217 = mul f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7651,25 +7605,30 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4131 = add f64[32,5,5] -> a.W
+  // %4602 = add f64[32,5] -> v18
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v28[i0 * L + l] + v23[i0 * L + l];
+    }
+  }
+  // %4606 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
               (((v27[(i0 * 5 + i2) * L + l] * (v10[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))) +
-                ((v12[(i0 * 5 + i2) * L + l] *
-                  (v11[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))) +
-                 ((v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v28[(i0 * 5 + i2) * L + l]))) +
-               ((v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) * v23[(i0 * 5 + i2) * L + l])) +
-              a0[(i0 * 25 + i1 * 5 + i2) * L + l];
+                (v12[(i0 * 5 + i2) * L + l] *
+                 (v11[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+               (v18[(i0 * 5 + i2) * L + l] * (v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f))));
         }
       }
     }
   }
-  // %1295 = reduce_sum f64[] -> v26
+  // %1297 = reduce_sum f64[] -> v26
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7684,7 +7643,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v26[l] = acc_v[l];
   }
-  // %1300 = reduce_sum f64[] -> v18
+  // %1302 = reduce_sum f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7699,75 +7658,20 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v18[l] = acc_v[l];
   }
-  // %1304 = reciprocal f64[] -> v26
+  // %1306 = reciprocal f64[] -> v26
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v26[l] = T(1) / std::sqrt((v18[l] * 0.00625f) + 1e-05f);
   }
-  // %4148 = pad f64[32,11] -> v29
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 5; i1 < 11; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 11 + i1) * L + l] = v28[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2071 = contract f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v9[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
-      }
-    }
-  }
-  // %4132 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  // %1216 = sub f64[32,5] -> v3
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
     }
   }
-  // %4133 = contract f64[32] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v18[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %4136 = contract f64[32] -> v18
-  // %4188 = contract f64[32] -> v31
+  // %4280 = contract f64[32] -> v18
+  // %4228 = contract f64[32] -> v29
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7783,20 +7687,20 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7805,359 +7709,13 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v31[(i0 * 4) * L + l] = acc4_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v29[(i0 * 4) * L + l] = acc4_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %4137 = contract f64[32] -> v32
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v18[i0 * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %4139 = contract f64[32,5] -> v18
-  // %4165 = contract f64[32,5] -> v33
-  // %4195 = contract f64[32,5] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v27[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v23[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v27[(i0 * 5 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v23[(i0 * 5 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v28[(i0 * 5 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v27[(i0 * 5 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v23[(i0 * 5 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 5) * L + l] = acc0_v[l];
-      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v33[(i0 * 5) * L + l] = acc4_v[l];
-      v33[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v33[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v33[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v34[(i0 * 5) * L + l] = acc8_v[l];
-      v34[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v34[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v34[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v33[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v34[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %1214 = sub f64[32,5] -> v28
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
-    }
-  }
-  // %1280 = mul f64[32,1] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v17[i0 * L + l] * (1.0f - v17[i0 * L + l]);
-    }
-  }
-  // %4146 = pad f64[32,11] -> v36
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 11 + 10) * L + l] = v14[i0 * L + l] * v35[i0 * L + l];
-    }
-  }
-  // %1253 = reduce_sum f64[] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v5[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc_v[l];
-  }
-  // %1258 = reduce_sum f64[] -> v37
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v14[l] * 0.00625f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v37[l] = acc_v[l];
-  }
-  // %1262 = reciprocal f64[] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = T(1) / std::sqrt((v37[l] * 0.00625f) + 1e-05f);
-  }
-  // %4164 = pad f64[32,11] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 5; i1 < 11; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 11 + i1) * L + l] = v27[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1084 = mul f64[32,5] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] = v15[i0 * L + l] * v20[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %3724 = pad f64[32,11] -> v39
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 11 + 10) * L + l] = v19[i0 * L + l] * ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]);
-    }
-  }
-  // %4189 = contract f64[32] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v31[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %2061 = contract f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] = v21[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
-      }
-    }
-  }
-  // %3688 = contract f64[32,5] -> v27
-  // %2636 = contract f64[32,5] -> v19
-  // %3747 = contract f64[32,5] -> v40
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v20[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v3[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v20[(i0 * 5 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v3[(i0 * 5 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v20[(i0 * 5 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 5) * L + l] = acc0_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v19[(i0 * 5) * L + l] = acc4_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v40[(i0 * 5) * L + l] = acc8_v[l];
-      v40[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v40[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v40[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v40[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %4143 = pad f64[32,11] -> v41
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 11 + 10) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 11 + i1 + 5) * L + l] =
-            ((v27[(i0 * 5 + i1) * L + l] + (v10[(i0 * 5 + i1) * L + l] * v30[i0 * L + l])) -
-             ((v10[(i0 * 5 + i1) * L + l] * v32[i0 * L + l]) + v18[(i0 * 5 + i1) * L + l])) *
-            v28[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %4150 = reshape f64[352] -> v42
-  for (int64_t i0 = 0; i0 < 352; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v29[i0 * L + l] + (v41[i0 * L + l] + v36[i0 * L + l]);
-    }
-  }
-  // %4168 = pad f64[32,11] -> v29
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 11 + 10) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 11 + i1 + 5) * L + l] =
-            (v19[(i0 * 5 + i1) * L + l] - v33[(i0 * 5 + i1) * L + l]) *
-            (1.0f - square(v10[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %4171 = reshape f64[352] -> v10
-  for (int64_t i0 = 0; i0 < 352; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v38[i0 * L + l] + (v29[i0 * L + l] + v39[i0 * L + l]);
-    }
-  }
-  // %4192 = contract f64[32] -> v30
+  // %4284 = contract f64[32] -> v30
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8186,60 +7744,132 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4193 = contract f64[32] -> v31
+  // %4630 = sub f64[32] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v30[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f));
+      v31[i0 * L + l] = (v18[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) -
+                        (v30[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f)));
     }
   }
-  // %4199 = pad f64[32,11] -> v9
+  // %2063 = contract f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 11 + i1) * L + l] = 0.0f;
+        v18[(i0 * 5 + i1) * L + l] = v21[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
       }
     }
   }
+  // %4287 = contract f64[32,5] -> v32
+  // %4231 = contract f64[32,5] -> v33
+  // %4257 = contract f64[32,5] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 11 + 10) * L + l] = 0.0f;
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 11 + i1 + 5) * L + l] =
-            (((v13[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]) + v40[(i0 * 5 + i1) * L + l]) -
-             ((v13[(i0 * 5 + i1) * L + l] * v31[i0 * L + l]) + v34[(i0 * 5 + i1) * L + l])) *
-            v28[(i0 * 5 + i1) * L + l];
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v28[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v27[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v28[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v27[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v23[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v28[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v27[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 5) * L + l] = acc0_v[l];
+      v32[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 5) * L + l] = acc4_v[l];
+      v33[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v33[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v33[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v34[(i0 * 5) * L + l] = acc8_v[l];
+      v34[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v34[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v34[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v33[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v34[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
   }
-  // %4187 = pad f64[32,11] -> v19
+  // %1282 = mul f64[32,1] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v17[i0 * L + l] * (1.0f - v17[i0 * L + l]);
+    }
+  }
+  // %4279 = pad f64[32,11] -> v35
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 11 + i1) * L + l] = 0.0f;
+        v35[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 11 + 10) * L + l] = v16[i0 * L + l] * v35[i0 * L + l];
+      v35[(i0 * 11 + 10) * L + l] = v16[i0 * L + l] * v30[i0 * L + l];
     }
   }
-  // %4201 = pad f64[32,11] -> v29
+  // %4293 = pad f64[32,11] -> v36
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 11 + i1) * L + l] = 0.0f;
+        v36[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
@@ -8247,20 +7877,342 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 11 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l];
+        v36[(i0 * 11 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4203 = reshape f64[352] -> v36
+  // %4240 = pad f64[32,11] -> v37
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 5; i1 < 11; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 11 + i1) * L + l] = v28[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2073 = contract f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 5 + i1) * L + l] = v9[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
+      }
+    }
+  }
+  // %4224 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4607 = sub f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = (v16[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) -
+                       (v29[i0 * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f)));
+    }
+  }
+  // %4238 = pad f64[32,11] -> v38
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 11 + 10) * L + l] = v14[i0 * L + l] * v30[i0 * L + l];
+    }
+  }
+  // %1255 = reduce_sum f64[] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v5[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc_v[l];
+  }
+  // %1260 = reduce_sum f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v14[l] * 0.00625f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc_v[l];
+  }
+  // %1264 = reciprocal f64[] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = T(1) / std::sqrt((v16[l] * 0.00625f) + 1e-05f);
+  }
+  // %4256 = pad f64[32,11] -> v39
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 5; i1 < 11; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 11 + i1) * L + l] = v27[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1086 = mul f64[32,5] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] = v15[i0 * L + l] * v20[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %3839 = contract f64[32,5] -> v20
+  // %3780 = contract f64[32,5] -> v27
+  // %2728 = contract f64[32,5] -> v40
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v28[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v28[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v28[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 5) * L + l] = acc4_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v40[(i0 * 5) * L + l] = acc8_v[l];
+      v40[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v40[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v40[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v40[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %4635 = pad f64[32,11] -> v41
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v41[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[(i0 * 11 + 10) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v41[(i0 * 11 + i1 + 5) * L + l] =
+            v3[(i0 * 5 + i1) * L + l] *
+            (((v13[(i0 * 5 + i1) * L + l] * v31[i0 * L + l]) + v20[(i0 * 5 + i1) * L + l]) -
+             v32[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %4638 = reshape f64[352] -> v42
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (v9[i0 * L + l] + v19[i0 * L + l]) + v29[i0 * L + l];
+      v42[i0 * L + l] = (v41[i0 * L + l] + v35[i0 * L + l]) + v36[i0 * L + l];
     }
   }
-  // %4151 = contract f64[160] -> v3
-  // %4172 = contract f64[160] -> v5
-  // %4204 = contract f64[160] -> v18
+  // %4612 = pad f64[32,11] -> v35
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 11 + 10) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 11 + i1 + 5) * L + l] =
+            v3[(i0 * 5 + i1) * L + l] *
+            ((v27[(i0 * 5 + i1) * L + l] + (v10[(i0 * 5 + i1) * L + l] * v9[i0 * L + l])) -
+             v33[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %4615 = reshape f64[352] -> v9
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v37[i0 * L + l] + (v35[i0 * L + l] + v38[i0 * L + l]);
+    }
+  }
+  // %4260 = pad f64[32,11] -> v35
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 11 + 10) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 11 + i1 + 5) * L + l] =
+            (v40[(i0 * 5 + i1) * L + l] - v34[(i0 * 5 + i1) * L + l]) *
+            (1.0f - square(v10[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %3816 = pad f64[32,11] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 11 + 10) * L + l] = v19[i0 * L + l] * ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]);
+    }
+  }
+  // %4263 = reshape f64[352] -> v19
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v39[i0 * L + l] + (v35[i0 * L + l] + v10[i0 * L + l]);
+    }
+  }
+  // %4639 = contract f64[160] -> v3
+  // %4616 = contract f64[160] -> v5
+  // %4264 = contract f64[160] -> v18
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8281,17 +8233,17 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v42[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v10[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v36[i1 * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v9[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v19[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v10[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v36[i1 * L + l], acc9_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v9[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v19[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v10[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v36[i1 * L + l], acc10_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v9[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v19[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v42[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v10[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v36[i1 * L + l], acc11_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v9[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v19[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8310,14 +8262,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %4152 = mul f64[160] -> v20
+  // %4640 = mul f64[160] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v3[i0 * L + l] * proj_norm_gain[i0];
+      v20[i0 * L + l] = proj_norm_gain[i0] * v3[i0 * L + l];
     }
   }
-  // %4153 = reduce_sum f64[] -> v37
+  // %4641 = reduce_sum f64[] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8330,62 +8282,17 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v37[l] = acc_v[l];
+    v15[l] = acc_v[l];
   }
-  // %4173 = mul f64[160] -> v27
+  // %4617 = mul f64[160] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = proj_norm_gain[i0] * v5[i0 * L + l];
     }
   }
-  // %4174 = reduce_sum f64[] -> v15
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v27[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc_v[l];
-  }
-  // %4178 = contract f64[] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v27[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-  }
-  // %4182 = sub f64[160] -> v28
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] =
-          (v27[i0 * L + l] - (v15[l] * 0.00625f)) - (v1[i0 * L + l] * (v16[l] * 0.00625f));
-    }
-  }
-  // %4205 = mul f64[160] -> v27
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = proj_norm_gain[i0] * v18[i0 * L + l];
-    }
-  }
-  // %4157 = contract f64[] -> v15
-  // %4210 = contract f64[] -> v16
+  // %4645 = contract f64[] -> v16
+  // %4622 = contract f64[] -> v29
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8400,18 +8307,18 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc0_v[l];
-    v16[l] = acc1_v[l];
+    v16[l] = acc0_v[l];
+    v29[l] = acc1_v[l];
   }
-  // %4161 = sub f64[160] -> v33
+  // %4649 = sub f64[160] -> v28
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] =
-          (v20[i0 * L + l] - (v37[l] * 0.00625f)) - (v0[i0 * L + l] * (v15[l] * 0.00625f));
+      v28[i0 * L + l] =
+          (v20[i0 * L + l] - (v15[l] * 0.00625f)) - (v0[i0 * L + l] * (v16[l] * 0.00625f));
     }
   }
-  // %4206 = reduce_sum f64[] -> v37
+  // %4618 = reduce_sum f64[] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8424,17 +8331,69 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v37[l] = acc_v[l];
+    v15[l] = acc_v[l];
   }
-  // %4214 = sub f64[160] -> v20
+  // %4626 = sub f64[160] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] =
-          (v27[i0 * L + l] - (v37[l] * 0.00625f)) - (v0[i0 * L + l] * (v16[l] * 0.00625f));
+          (v27[i0 * L + l] - (v15[l] * 0.00625f)) - ((v29[l] * 0.00625f) * v0[i0 * L + l]);
     }
   }
-  // %1339 = reduce_sum f64[] -> v37
+  // %4652 = add f64[160] -> v27
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v28[i0 * L + l] + v20[i0 * L + l];
+    }
+  }
+  // %4265 = mul f64[160] -> v32
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = proj_norm_gain[i0] * v18[i0 * L + l];
+    }
+  }
+  // %4266 = reduce_sum f64[] -> v15
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v32[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc_v[l];
+  }
+  // %4270 = contract f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v32[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+  }
+  // %4274 = sub f64[160] -> v33
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] =
+          (v32[i0 * L + l] - (v15[l] * 0.00625f)) - (v1[i0 * L + l] * (v16[l] * 0.00625f));
+    }
+  }
+  // %1341 = reduce_sum f64[] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8447,9 +8406,9 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v37[l] = acc_v[l];
+    v15[l] = acc_v[l];
   }
-  // %1344 = reduce_sum f64[] -> v15
+  // %1346 = reduce_sum f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8457,24 +8416,24 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v37[l] * 0.00625f));
+      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v15[l] * 0.00625f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc_v[l];
+    v16[l] = acc_v[l];
   }
-  // %1348 = reciprocal f64[] -> v37
+  // %1350 = reciprocal f64[] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v37[l] = T(1) / std::sqrt((v15[l] * 0.00625f) + 1e-05f);
+    v15[l] = T(1) / std::sqrt((v16[l] * 0.00625f) + 1e-05f);
   }
-  // %4233 = pad f64[32,11] -> v9
+  // %4325 = pad f64[32,11] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 11 + i1) * L + l] = 0.0f;
+        v10[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
@@ -8482,26 +8441,26 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 11 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l];
+        v10[(i0 * 11 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4219 = pad f64[32,11] -> v19
+  // %4311 = pad f64[32,11] -> v35
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 11 + i1) * L + l] = 0.0f;
+        v35[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 11 + 10) * L + l] = v24[i0 * L + l] * ((1.0f - v25[i0 * L + l]) * v25[i0 * L + l]);
+      v35[(i0 * 11 + 10) * L + l] = v24[i0 * L + l] * ((1.0f - v25[i0 * L + l]) * v25[i0 * L + l]);
     }
   }
-  // %4220 = contract f64[32] -> v15
+  // %4312 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8524,66 +8483,13 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4221 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (v25[i0 * L + l] * T(h)) * v15[i0 * L + l];
-    }
-  }
-  // %2191 = contract f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %3783 = contract f64[32,5] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5) * L + l] = acc0_v[l];
-      v22[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %4225 = contract f64[32] -> v15
+  // %4317 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8606,20 +8512,67 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4226 = contract f64[32] -> v24
+  // %4656 = sub f64[32] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v15[i0 * L + l] * (v17[i0 * L + l] * T(h));
+      v29[i0 * L + l] = ((v25[i0 * L + l] * T(h)) * v16[i0 * L + l]) -
+                        (v24[i0 * L + l] * (v17[i0 * L + l] * T(h)));
     }
   }
-  // %4224 = contract f64[32,5] -> v7
+  // %2193 = contract f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l] * v25[i0 * L + l];
+      }
+    }
+  }
+  // %3875 = contract f64[32,5] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 5) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %4316 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8660,7 +8613,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4231 = pad f64[32,11] -> v12
+  // %4661 = pad f64[32,11] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8681,19 +8634,19 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 11 + i1 + 5) * L + l] =
             (1.0f - square(v11[(i0 * 5 + i1) * L + l])) *
-            (((v13[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) + v22[(i0 * 5 + i1) * L + l]) -
-             ((v13[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) + v7[(i0 * 5 + i1) * L + l]));
+            (((v13[(i0 * 5 + i1) * L + l] * v29[i0 * L + l]) + v21[(i0 * 5 + i1) * L + l]) -
+             v7[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %4235 = reshape f64[352] -> v11
+  // %4664 = reshape f64[352] -> v11
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v9[i0 * L + l] + (v19[i0 * L + l] + v12[i0 * L + l]);
+      v11[i0 * L + l] = v10[i0 * L + l] + (v35[i0 * L + l] + v12[i0 * L + l]);
     }
   }
-  // %4236 = contract f64[160] -> v7
+  // %4665 = contract f64[160] -> v7
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8719,14 +8672,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4237 = mul f64[160] -> v13
+  // %4666 = mul f64[160] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = proj_norm_gain[i0] * v7[i0 * L + l];
     }
   }
-  // %4238 = reduce_sum f64[] -> v15
+  // %4667 = reduce_sum f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8739,9 +8692,9 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc_v[l];
+    v16[l] = acc_v[l];
   }
-  // %4242 = contract f64[] -> v16
+  // %4671 = contract f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8754,17 +8707,17 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
+    v17[l] = acc0_v[l];
   }
-  // %4246 = sub f64[160] -> v21
+  // %4675 = sub f64[160] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] =
-          (v13[i0 * L + l] - (v15[l] * 0.00625f)) - (v2[i0 * L + l] * (v16[l] * 0.00625f));
+          (v13[i0 * L + l] - (v16[l] * 0.00625f)) - ((v17[l] * 0.00625f) * v2[i0 * L + l]);
     }
   }
-  // %4248 = sub f64[160,69] -> adj.proj.weight
+  // %4677 = sub f64[160,69] -> adj.proj.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -8772,115 +8725,89 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] =
-              (((-((u_stages[(i1 + 76) * L + l] * ((v26[l] * 0.33333334f) * T(h))) *
-                   v33[i0 * L + l])) -
-                ((u_stages[i1 * L + l] * ((T(h) * 0.16666667f) * v14[l])) * v28[i0 * L + l])) -
-               ((u_stages[(i1 + 76) * L + l] * ((v26[l] * 0.33333334f) * T(h))) *
-                v20[i0 * L + l])) -
-              ((u_stages[(i1 + 228) * L + l] * ((T(h) * 0.16666667f) * v37[l])) * v21[i0 * L + l]);
+              ((-((u_stages[(i1 + 76) * L + l] * ((v26[l] * 0.33333334f) * T(h))) *
+                  v27[i0 * L + l])) -
+               ((u_stages[i1 * L + l] * ((T(h) * 0.16666667f) * v14[l])) * v33[i0 * L + l])) -
+              ((u_stages[(i1 + 228) * L + l] * ((T(h) * 0.16666667f) * v15[l])) * v21[i0 * L + l]);
         }
         dtheta_proj_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %4259 = mul f64[160] -> adj.proj.bias
+  // %4689 = mul f64[160] -> adj.proj.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v28[i0 * L + l] * (v14[l] * 0.16666667f))) -
-                    ((v26[l] * v33[i0 * L + l]) * 0.33333334f)) -
-                   ((v26[l] * v20[i0 * L + l]) * 0.33333334f)) -
-                  (v21[i0 * L + l] * (v37[l] * 0.16666667f))) *
+        sum[l] = (((-(v33[i0 * L + l] * (v14[l] * 0.16666667f))) -
+                   (((v26[l] * v28[i0 * L + l]) + (v26[l] * v20[i0 * L + l])) * 0.33333334f)) -
+                  (v21[i0 * L + l] * (v15[l] * 0.16666667f))) *
                  T(h);
       }
       dtheta_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4260 = mul f64[160] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v3[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %4266 = mul f64[160] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v18[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %4269 = mul f64[160] -> v18
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v7[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %4272 = mul f64[160] -> adj.proj_norm.gain
+  // %4700 = mul f64[160] -> adj.proj_norm.gain
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v0[i0 * L + l] * v13[i0 * L + l])) -
-                           ((v1[i0 * L + l] * v5[i0 * L + l]) * 0.16666667f)) -
-                          (v0[i0 * L + l] * v3[i0 * L + l])) -
-                         (v2[i0 * L + l] * v18[i0 * L + l]));
+        sum[l] = T(h) * ((((-(v0[i0 * L + l] * (v5[i0 * L + l] * 0.33333334f))) -
+                           ((v1[i0 * L + l] * v18[i0 * L + l]) * 0.16666667f)) -
+                          ((v3[i0 * L + l] * 0.33333334f) * v0[i0 * L + l])) -
+                         ((v7[i0 * L + l] * 0.16666667f) * v2[i0 * L + l]));
       }
       dtheta_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %4278 = mul f64[160] -> adj.proj_norm.bias
+  // %4712 = mul f64[160] -> adj.proj_norm.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v13[i0 * L + l]) - (v5[i0 * L + l] * 0.16666667f)) - v3[i0 * L + l]) -
-                  v18[i0 * L + l]) *
-                 T(h);
+        sum[l] = T(h) * ((-((v3[i0 * L + l] + v5[i0 * L + l]) * 0.33333334f)) -
+                         ((v7[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f));
       }
       dtheta_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4286 = sub f64[352,160] -> adj.kvb.weight
+  // %4719 = sub f64[352,160] -> adj.kvb.weight
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v4[i1 * L + l] * (T(h) * 0.33333334f)) * v42[i0 * L + l])) -
-                     (v10[i0 * L + l] * (v6[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                    ((v4[i1 * L + l] * (T(h) * 0.33333334f)) * v36[i0 * L + l])) -
-                   ((v8[i1 * L + l] * (T(h) * 0.16666667f)) * v11[i0 * L + l]);
+          sum[l] = (((-(v9[i0 * L + l] * (v4[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v19[i0 * L + l] * (v6[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                    ((v4[i1 * L + l] * (T(h) * 0.33333334f)) * v42[i0 * L + l])) -
+                   (v11[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_kvb_weight[i0 * 160 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %4295 = mul f64[352] -> adj.kvb.bias
+  // %4734 = mul f64[352] -> adj.kvb.bias
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v42[i0 * L + l] * 0.33333334f)) - (v10[i0 * L + l] * 0.16666667f)) -
-                          (v36[i0 * L + l] * 0.33333334f)) -
-                         (v11[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((-((v9[i0 * L + l] + v42[i0 * L + l]) * 0.33333334f)) -
+                         ((v19[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f));
       }
       dtheta_kvb_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %3194 = broadcast f64[160,160] -> adj.query.weight, adj.out_proj.weight
+  // %3286 = broadcast f64[160,160] -> adj.query.weight, adj.out_proj.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_query_weight[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_out_proj_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3195 = broadcast f64[160] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
+  // %3287 = broadcast f64[160] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
   // adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_query_bias[i0] += (T(h) * -0.0f) * 8.0f;
@@ -8889,37 +8816,37 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3196 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %3288 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3197 = broadcast f64[64] -> adj.ff.up.bias
+  // %3289 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3198 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %3290 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3199 = broadcast f64[1,160] -> adj.out.weight
+  // %3291 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3200 = broadcast f64[1] -> adj.out.bias
+  // %3292 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %3201 = broadcast f64[256,7] -> adj.s_in.weight
+  // %3293 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3202 = broadcast f64[256] -> adj.s_in.bias
+  // %3294 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3203 = broadcast f64[352,256] -> adj.s_kvl.weight
+  // %3295 = broadcast f64[352,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 90112; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3204 = broadcast f64[352] -> adj.s_kvl.bias
+  // %3296 = broadcast f64[352] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -10419,12 +10346,11 @@ extern "C" void fwp_oja_node_sepsis_code_loss_vjp(const void* /*ctx*/, const voi
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // fwp_oja_node_sepsis_code.loss.vjp: 8 nodes
-  // %1057 = sub f64[1] -> d.logit
-  // fwp_oja_node_sepsis_code.ode:72: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // fwp_oja_node_sepsis_code.loss.vjp: 7 nodes
+  // %1063 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -10741,8 +10667,8 @@ const plastic_model kModel = {
             .field_vjp = 78016,
             .adjoint_field = 161152,
             .step = 82944,
-            .step_vjp = 215232,
-            .adjoint_step = 241728,
+            .step_vjp = 220352,
+            .adjoint_step = 257024,
             .output = 15552,
             .output_vjp = 73024,
             .loss = 0,

@@ -3237,50 +3237,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_oja_rde.field.step.rk4: 82 nodes
-  // %586 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %588 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
+  // fwp_oja_rde.field.step.rk4: 80 nodes
   // %609 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3301,8 +3258,8 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e43 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
+        const T e12 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -3317,7 +3274,50 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %611 = add f64[15] -> v2
+  // %611 = add f64[15] -> v1
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %586 = layernorm f64[15] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e43 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %588 = add f64[15] -> v2
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3367,8 +3367,8 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       v3[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %596 = contract f64[16] -> v4
-  // %619 = contract f64[16] -> v5
+  // %619 = contract f64[16] -> v4
+  // %596 = contract f64[16] -> v5
   // %647 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -3419,99 +3419,23 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %597 = sigmoid f64[16] -> v7
+  // %620 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %620 = sigmoid f64[16] -> v4
+  // %597 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %590 = contract f64[16,10] -> v8
-  // %613 = contract f64[16,10] -> v9
-  // %641 = contract f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1) * L + l] = acc2_v[l];
-      }
-    }
-  }
-  // %591 = contract f64[16,10] -> v11
-  // %614 = contract f64[16,10] -> v12
-  // %642 = contract f64[16,10] -> v13
+  // %614 = contract f64[16,10] -> v8
+  // %591 = contract f64[16,10] -> v9
+  // %642 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3548,18 +3472,18 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3579,41 +3503,117 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %592 = tanh f64[16,10] -> v14
+  // %615 = tanh f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+      v11[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %598 = contract f64[16,10] -> v11
+  // %621 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v8[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %615 = tanh f64[16,10] -> v15
+  // %613 = contract f64[16,10] -> v12
+  // %590 = contract f64[16,10] -> v13
+  // %641 = contract f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %592 = tanh f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v15[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %621 = contract f64[16,10] -> v12
+  // %598 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v15[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
+        v9[(i0 * 10 + i1) * L + l] = v15[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
@@ -3621,10 +3621,10 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+      v16[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %593 = contract f64[16,10] -> v13
+  // %593 = contract f64[16,10] -> v10
   // %886 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -3643,29 +3643,29 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v16[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v16[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v16[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v16[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v17[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
         v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -3681,7 +3681,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v16[(i0 * 10 + i2) * L + l],
                                acc1_v[l]);
@@ -3689,19 +3689,19 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
         v17[(i0 * 10 + i1) * L + l] = acc1_v[l];
       }
     }
   }
-  // %594 = sub f64[16,10] -> v14
+  // %594 = sub f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v8[i0 * L + l] - v13[i0 * L + l];
+      v15[i0 * L + l] = v13[i0 * L + l] - v10[i0 * L + l];
     }
   }
-  // %595 = softmax f64[16,10] -> v8
+  // %595 = softmax f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3711,7 +3711,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v14[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3722,14 +3722,14 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v15[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v10[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3740,12 +3740,12 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v18[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v8[(i0 * 10 + i2) * L + l] * v11[(i0 * 10 + i1) * L + l]) / 4.0f;
+              (v10[(i0 * 10 + i2) * L + l] * v9[(i0 * 10 + i1) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %892 = contract f64[16,10] -> v8
+  // %892 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3760,24 +3760,24 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] +
                                    (v18[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * (T(h) * 0.5f)),
-                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] +
                                    (v18[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * (T(h) * 0.5f)),
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] +
                                    (v18[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * (T(h) * 0.5f)),
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] +
                                    (v18[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * (T(h) * 0.5f)),
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3790,23 +3790,23 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l] +
                                    (v18[(i0 * 100 + i1 + i2 * 10) * L + l] * (T(h) * 0.5f)),
-                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %893 = sub f64[16,10] -> v11
+  // %893 = sub f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v9[i0 * L + l] - v8[i0 * L + l];
+      v10[i0 * L + l] = v12[i0 * L + l] - v9[i0 * L + l];
     }
   }
-  // %894 = softmax f64[16,10] -> v8
+  // %894 = softmax f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3816,7 +3816,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3827,14 +3827,14 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v9[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3845,12 +3845,12 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v12[(i0 * 10 + i1) * L + l] * v8[(i0 * 10 + i2) * L + l]) / 4.0f;
+              (v8[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %899 = contract f64[16,10] -> v8
+  // %899 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3865,24 +3865,24 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3895,23 +3895,23 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma((v19[(i0 * 100 + i1 + i2 * 10) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %900 = sub f64[16,10] -> v11
+  // %900 = sub f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v9[i0 * L + l] - v8[i0 * L + l];
+      v10[i0 * L + l] = v12[i0 * L + l] - v9[i0 * L + l];
     }
   }
-  // %901 = softmax f64[16,10] -> v8
+  // %901 = softmax f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3921,7 +3921,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3932,14 +3932,14 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v9[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3950,7 +3950,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v20[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v8[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) / 4.0f;
+              (v9[(i0 * 10 + i2) * L + l] * v8[(i0 * 10 + i1) * L + l]) / 4.0f;
         }
       }
     }
@@ -4020,11 +4020,11 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %906 = sub f64[16,10] -> v11
+  // %906 = sub f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v10[i0 * L + l] - (v17[i0 * L + l] + v9[i0 * L + l]);
+      v10[i0 * L + l] = v14[i0 * L + l] - (v17[i0 * L + l] + v9[i0 * L + l]);
     }
   }
   // %907 = softmax f64[16,10] -> v9
@@ -4037,7 +4037,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4048,8 +4048,8 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -4059,7 +4059,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %917 = add f64[16,10,10] -> W
+  // %928 = add f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -4067,11 +4067,12 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (T(h) * ((((v18[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
-                         (v19[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                        (v20[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                       (((v8[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l]) / 4.0f) *
-                        0.16666667f)));
+              (T(h) *
+               (((v19[(i0 * 100 + i1 * 10 + i2) * L + l] + v20[(i0 * 100 + i1 * 10 + i2) * L + l]) *
+                 0.33333334f) +
+                ((v18[(i0 * 100 + i1 * 10 + i2) * L + l] +
+                  ((v8[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l]) / 4.0f)) *
+                 0.16666667f)));
         }
       }
     }
@@ -4205,7 +4206,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t p2 = 0; p2 < 34; ++p2) {
     __builtin_prefetch(&z0[(p2 * 2 + 132) * L]);
   }
-  // %1265 = div f64[16,10,10] -> v2
+  // %1274 = div f64[16,10,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -4506,7 +4507,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t p17 = 0; p17 < 34; ++p17) {
     __builtin_prefetch(&z0[(p17 * 2 + 1132) * L]);
   }
-  // %1266 = contract f64[16,10] -> v15
+  // %1275 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4980,7 +4981,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1268 = add f64[16,10,10] -> v25
+  // %1277 = add f64[16,10,10] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -4993,7 +4994,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1269 = contract f64[16,10] -> v22
+  // %1278 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5042,14 +5043,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1270 = sub f64[16,10] -> v24
+  // %1279 = sub f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v11[i0 * L + l] - v22[i0 * L + l];
     }
   }
-  // %1271 = softmax f64[16,10] -> v11
+  // %1280 = softmax f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5081,7 +5082,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1272 = contract f64[16] -> v9
+  // %1281 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5110,7 +5111,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1275 = mul f64[16,10] -> v22
+  // %1284 = mul f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -5120,7 +5121,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1276 = contract f64[16,10,10] -> v26
+  // %1285 = contract f64[16,10,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -5132,7 +5133,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1280 = div f64[16,10,10] -> v27
+  // %1289 = div f64[16,10,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -5146,7 +5147,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1281 = contract f64[16,10] -> v15
+  // %1290 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5195,7 +5196,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1282 = contract f64[16] -> v9
+  // %1291 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5224,7 +5225,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1285 = mul f64[16,10] -> v24
+  // %1294 = mul f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -5234,7 +5235,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1291 = div f64[16,10,10] -> v28
+  // %1300 = div f64[16,10,10] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -5248,7 +5249,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1292 = contract f64[16,10] -> v15
+  // %1301 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5297,7 +5298,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1293 = contract f64[16] -> v9
+  // %1302 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5326,7 +5327,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1296 = mul f64[16,10] -> v12
+  // %1305 = mul f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -5336,7 +5337,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1302 = div f64[16,10,10] -> v29
+  // %1311 = div f64[16,10,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -5350,7 +5351,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1303 = contract f64[16,10] -> v15
+  // %1312 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5399,7 +5400,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1304 = contract f64[16] -> v9
+  // %1313 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5428,7 +5429,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1307 = mul f64[16,10] -> v17
+  // %1316 = mul f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -5438,7 +5439,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1309 = sub f64[16,10,10] -> d.W
+  // %1318 = sub f64[16,10,10] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -5454,7 +5455,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1330 = contract f64[16,10] -> v15
+  // %1339 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5503,7 +5504,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1332 = contract f64[16,10] -> v13
+  // %1341 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5552,7 +5553,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1334 = mul f64[16,10] -> v26
+  // %1343 = mul f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -5563,7 +5564,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1338 = contract f64[16] -> v9
+  // %1347 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5592,14 +5593,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1339 = mul f64[16] -> v13
+  // %1348 = mul f64[16] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]);
     }
   }
-  // %1311 = contract f64[16,10] -> v15
+  // %1320 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5648,7 +5649,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1310 = contract f64[16,10] -> v16
+  // %1319 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5697,14 +5698,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1312 = add f64[16,10] -> v19
+  // %1321 = add f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v15[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %1313 = contract f64[16] -> v8
+  // %1322 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5733,14 +5734,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1314 = mul f64[16] -> v9
+  // %1323 = mul f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = (v7[i0 * L + l] * (1.0f - v7[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1319 = contract f64[16,10] -> v15
+  // %1328 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5789,7 +5790,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1321 = contract f64[16,10] -> v16
+  // %1330 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5838,7 +5839,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1323 = mul f64[16,10] -> v20
+  // %1332 = mul f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -5850,16 +5851,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1316 = add f64[16,10] -> v15
+  // %1325 = add f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v12[i0 * L + l] + v24[i0 * L + l];
     }
   }
-  // %1329 = contract f64[16,15] -> v21
-  // %1317 = contract f64[16,15] -> v23
-  // %1348 = contract f64[16,15] -> v27
+  // %1338 = contract f64[16,15] -> v21
+  // %1326 = contract f64[16,15] -> v23
+  // %1357 = contract f64[16,15] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -5945,7 +5946,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1344 = contract f64[16,10] -> v12
+  // %1353 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5994,7 +5995,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1350 = contract f64[16,10] -> v11
+  // %1359 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6043,7 +6044,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1352 = mul f64[16,10] -> v16
+  // %1361 = mul f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -6054,9 +6055,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1335 = contract f64[16,15] -> v2
-  // %1324 = contract f64[16,15] -> v25
-  // %1353 = contract f64[16,15] -> v28
+  // %1344 = contract f64[16,15] -> v2
+  // %1333 = contract f64[16,15] -> v25
+  // %1362 = contract f64[16,15] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6142,7 +6143,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1337 = reduce_sum f64[15] -> v7
+  // %1346 = reduce_sum f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6159,7 +6160,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %1326 = reduce_sum f64[15] -> v8
+  // %1335 = reduce_sum f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6176,7 +6177,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v8[i0 * L + l] = acc_v[l];
     }
   }
-  // %1355 = reduce_sum f64[15] -> v11
+  // %1364 = reduce_sum f64[15] -> v11
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6193,7 +6194,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1345 = contract f64[16] -> v18
+  // %1354 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6222,16 +6223,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1346 = mul f64[16] -> v12
+  // %1355 = mul f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v18[i0 * L + l] * ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]);
     }
   }
-  // %1340 = contract f64[15] -> v10
-  // %1315 = contract f64[15] -> v14
-  // %1347 = contract f64[15] -> v18
+  // %1349 = contract f64[15] -> v10
+  // %1324 = contract f64[15] -> v14
+  // %1356 = contract f64[15] -> v18
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6303,28 +6304,28 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1341 = add f64[15] -> v19
+  // %1350 = add f64[15] -> v19
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v7[i0 * L + l] + v10[i0 * L + l];
     }
   }
-  // %1327 = add f64[15] -> v7
+  // %1336 = add f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v14[i0 * L + l] + v8[i0 * L + l];
     }
   }
-  // %1356 = add f64[15] -> v8
+  // %1365 = add f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v11[i0 * L + l] + v18[i0 * L + l];
     }
   }
-  // %1358 = add f64[15] -> d.ln.gain
+  // %1367 = add f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -6336,7 +6337,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1360 = add f64[15] -> d.ln.bias
+  // %1369 = add f64[15] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -6347,7 +6348,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1365 = add f64[16,15] -> d.Wb
+  // %1374 = add f64[16,15] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
@@ -6361,7 +6362,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1370 = add f64[16,10,15] -> d.Wk
+  // %1379 = add f64[16,10,15] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6378,7 +6379,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1375 = add f64[16,10,15] -> d.Wv
+  // %1384 = add f64[16,10,15] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6396,14 +6397,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   if (u_stages_bar) {
-    // %1376 = mul f64[15] -> v1
+    // %1385 = mul f64[15] -> v1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v19[i0 * L + l];
       }
     }
-    // %1377 = reduce_sum f64[] -> v4
+    // %1386 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6418,7 +6419,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1381 = contract f64[] -> v6
+    // %1390 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6468,7 +6469,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = T(1) / std::sqrt((v10[l] * 0.06666667f) + 1e-05f);
     }
-    // %1386 = mul f64[15] -> d.dx@0
+    // %1395 = mul f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6512,14 +6513,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = T(1) / std::sqrt((v4[l] * 0.06666667f) + 1e-05f);
     }
-    // %1387 = mul f64[15] -> v4
+    // %1396 = mul f64[15] -> v4
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4[i0 * L + l] = v7[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1388 = reduce_sum f64[] -> v5
+    // %1397 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6534,7 +6535,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %1392 = contract f64[] -> v6
+    // %1401 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6549,7 +6550,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc0_v[l];
     }
-    // %1397 = mul f64[15] -> d.dx@1
+    // %1406 = mul f64[15] -> d.dx@1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6592,14 +6593,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = T(1) / std::sqrt((v3[l] * 0.06666667f) + 1e-05f);
     }
-    // %1398 = mul f64[15] -> v3
+    // %1407 = mul f64[15] -> v3
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3[i0 * L + l] = v8[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1399 = reduce_sum f64[] -> v4
+    // %1408 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6614,7 +6615,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1403 = contract f64[] -> v5
+    // %1412 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6629,7 +6630,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc0_v[l];
     }
-    // %1408 = mul f64[15] -> d.dx@2
+    // %1417 = mul f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6693,8 +6694,8 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
   T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
   T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46080);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97280);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148480);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
   T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153600);
   T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158720);
   T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 209920);
@@ -6728,51 +6729,8 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i = 0; i < 5070; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_rde.field.adjoint.step.rk4: 255 nodes
-  // %586 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %588 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %609 = layernorm f64[15] -> v2
+  // fwp_oja_rde.field.adjoint.step.rk4: 251 nodes
+  // %609 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6792,7 +6750,50 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e44 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        const T e13 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %611 = add f64[15] -> v1
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %586 = layernorm f64[15] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e44 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e44 * e44);
       }
     }
@@ -6805,10 +6806,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %611 = add f64[15] -> v3
+  // %588 = add f64[15] -> v3
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6858,8 +6859,8 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %596 = contract f64[16] -> v6
-  // %619 = contract f64[16] -> v7
+  // %619 = contract f64[16] -> v6
+  // %596 = contract f64[16] -> v7
   // %647 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -6910,99 +6911,23 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %597 = sigmoid f64[16] -> v9
+  // %620 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %620 = sigmoid f64[16] -> v6
+  // %597 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %590 = contract f64[16,10] -> v10
-  // %613 = contract f64[16,10] -> v11
-  // %641 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
-      }
-    }
-  }
-  // %591 = contract f64[16,10] -> v13
-  // %614 = contract f64[16,10] -> v14
-  // %642 = contract f64[16,10] -> v15
+  // %614 = contract f64[16,10] -> v10
+  // %591 = contract f64[16,10] -> v11
+  // %642 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7039,18 +6964,18 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7070,20 +6995,112 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %592 = tanh f64[16,10] -> v16
+  // %615 = tanh f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %593 = contract f64[16,10] -> v13
+  // %621 = contract f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %613 = contract f64[16,10] -> v14
+  // %590 = contract f64[16,10] -> v15
+  // %641 = contract f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %592 = tanh f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+    }
+  }
+  // %593 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7097,21 +7114,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7122,24 +7139,24 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v16[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %594 = sub f64[16,10] -> v17
+  // %594 = sub f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v10[i0 * L + l] - v13[i0 * L + l];
+      v18[i0 * L + l] = v15[i0 * L + l] - v11[i0 * L + l];
     }
   }
-  // %595 = softmax f64[16,10] -> v10
+  // %595 = softmax f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7149,7 +7166,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v17[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v18[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7160,68 +7177,52 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v18[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %598 = contract f64[16,10] -> v13
+  // %598 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+        v15[(i0 * 10 + i1) * L + l] = v17[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %600 = div f64[16,10,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v18[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v10[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %615 = tanh f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
-    }
-  }
-  // %621 = contract f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = v17[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %876 = add f64[16,10,10] -> v19
+  // %600 = div f64[16,10,10] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (v18[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.5f));
+              (v11[(i0 * 10 + i2) * L + l] * v15[(i0 * 10 + i1) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %892 = contract f64[16,10] -> v20
+  // %876 = add f64[16,10,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v20[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
+              (v19[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.5f));
+        }
+      }
+    }
+  }
+  // %892 = contract f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7234,22 +7235,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7260,13 +7261,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v18[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7274,10 +7275,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v11[i0 * L + l] - v20[i0 * L + l];
+      v21[i0 * L + l] = v14[i0 * L + l] - v18[i0 * L + l];
     }
   }
-  // %894 = softmax f64[16,10] -> v20
+  // %894 = softmax f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7305,7 +7306,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -7316,7 +7317,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v22[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v14[(i0 * 10 + i1) * L + l] * v20[(i0 * 10 + i2) * L + l]) / 4.0f;
+              (v10[(i0 * 10 + i1) * L + l] * v18[(i0 * 10 + i2) * L + l]) / 4.0f;
         }
       }
     }
@@ -7348,13 +7349,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7373,7 +7374,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -7387,10 +7388,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v11[i0 * L + l] - v21[i0 * L + l];
+      v24[i0 * L + l] = v14[i0 * L + l] - v21[i0 * L + l];
     }
   }
-  // %901 = softmax f64[16,10] -> v11
+  // %901 = softmax f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7418,7 +7419,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v14[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -7429,7 +7430,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v25[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v11[(i0 * 10 + i2) * L + l] * v14[(i0 * 10 + i1) * L + l]) / 4.0f;
+              (v14[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l]) / 4.0f;
         }
       }
     }
@@ -7438,7 +7439,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+      v21[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
   // %648 = sigmoid f64[16] -> v7
@@ -7448,23 +7449,23 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %649 = contract f64[16,10] -> v15
+  // %649 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v12[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1268 = add f64[16,10,10] -> v26
+  // %1277 = add f64[16,10,10] -> v26
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = (T(h) * v25[i0 * L + l]) + z0_W[i0 * L + l];
     }
   }
-  // %1269 = contract f64[16,10] -> v24
+  // %1278 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7513,14 +7514,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1270 = sub f64[16,10] -> v27
+  // %1279 = sub f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v12[i0 * L + l] - v24[i0 * L + l];
+      v27[i0 * L + l] = v16[i0 * L + l] - v24[i0 * L + l];
     }
   }
-  // %1271 = softmax f64[16,10] -> v12
+  // %1280 = softmax f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7548,11 +7549,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %2171 = add f64[16,10,10] -> W
+  // %2389 = add f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -7560,23 +7561,24 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (T(h) * ((((v18[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
-                         (v22[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                        (v25[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                       (((v15[(i0 * 10 + i1) * L + l] * v12[(i0 * 10 + i2) * L + l]) / 4.0f) *
-                        0.16666667f)));
+              (T(h) *
+               (((v22[(i0 * 100 + i1 * 10 + i2) * L + l] + v25[(i0 * 100 + i1 * 10 + i2) * L + l]) *
+                 0.33333334f) +
+                ((((v12[(i0 * 10 + i1) * L + l] * v16[(i0 * 10 + i2) * L + l]) / 4.0f) +
+                  v19[(i0 * 100 + i1 * 10 + i2) * L + l]) *
+                 0.16666667f)));
         }
       }
     }
   }
-  // %268 = div f64[16,10,10] -> v18
+  // %268 = div f64[16,10,10] -> v19
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = a0[i0 * L + l] / 4.0f;
+      v19[i0 * L + l] = a0[i0 * L + l] / 4.0f;
     }
   }
-  // %1528 = contract f64[16,10] -> v24
+  // %1537 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7589,14 +7591,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7615,7 +7617,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -7625,7 +7627,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1956 = contract f64[16] -> v8
+  // %1965 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7637,13 +7639,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7654,127 +7656,25 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2173 = mul f64[16,10] -> v13
+  // %2182 = mul f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] =
-            v10[(i0 * 10 + i1) * L + l] * (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]);
+        v15[(i0 * 10 + i1) * L + l] =
+            v11[(i0 * 10 + i1) * L + l] * (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2177 = div f64[16,10,10] -> v22
+  // %2186 = div f64[16,10,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v22[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (((v16[(i0 * 10 + i1) * L + l] * (T(h) * 0.5f)) * v13[(i0 * 10 + i2) * L + l]) +
+              (((v17[(i0 * 10 + i1) * L + l] * (T(h) * 0.5f)) * v15[(i0 * 10 + i2) * L + l]) +
                a0[(i0 * 100 + i1 * 10 + i2) * L + l]) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %2178 = contract f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2179 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2182 = mul f64[16,10] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] =
-            (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v20[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2186 = div f64[16,10,10] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v25[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
-               (v17[(i0 * 10 + i1) * L + l] * (v27[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)))) /
               4.0f;
         }
       }
@@ -7793,14 +7693,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7819,7 +7719,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -7841,13 +7741,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7858,31 +7758,31 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2191 = mul f64[16,10] -> v14
+  // %2191 = mul f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] =
-            v11[(i0 * 10 + i1) * L + l] * (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]);
+        v27[(i0 * 10 + i1) * L + l] =
+            (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2197 = div f64[16,10,10] -> v28
+  // %2195 = div f64[16,10,10] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v28[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v25[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
-               ((v14[(i0 * 10 + i2) * L + l] * T(h)) * v17[(i0 * 10 + i1) * L + l])) /
+               (v13[(i0 * 10 + i1) * L + l] * (v27[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)))) /
               4.0f;
         }
       }
     }
   }
-  // %2198 = contract f64[16,10] -> v24
+  // %2196 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7895,14 +7795,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7921,7 +7821,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -7931,7 +7831,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2199 = contract f64[16] -> v8
+  // %2197 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7943,13 +7843,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7960,39 +7860,148 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2202 = mul f64[16,10] -> v15
+  // %2200 = mul f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] =
-            (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v12[(i0 * 10 + i1) * L + l];
+        v10[(i0 * 10 + i1) * L + l] =
+            v14[(i0 * 10 + i1) * L + l] * (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2210 = add f64[16,10,10] -> a.W
+  // %2206 = div f64[16,10,10] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v28[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
+               ((v10[(i0 * 10 + i2) * L + l] * T(h)) * v13[(i0 * 10 + i1) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %2207 = contract f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2208 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2211 = mul f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] =
+            (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v16[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %2390 = add f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1) * L + l] = (v10[(i0 * 10 + i1) * L + l] * (T(h) * 0.33333334f)) +
+                                      (v27[(i0 * 10 + i1) * L + l] * (T(h) * 0.33333334f));
+      }
+    }
+  }
+  // %2394 = add f64[16,10,10] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((((v17[(i0 * 10 + i1) * L + l] *
-                  (v14[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                 ((v15[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v21[(i0 * 10 + i1) * L + l])) +
-                (v17[(i0 * 10 + i1) * L + l] *
-                 (v27[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)))) +
-               ((v16[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                v13[(i0 * 10 + i2) * L + l])) +
+              ((((v12[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v21[(i0 * 10 + i1) * L + l]) +
+                (v13[(i0 * 10 + i1) * L + l] * v24[(i0 * 10 + i2) * L + l])) +
+               ((v17[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                v15[(i0 * 10 + i2) * L + l])) +
               a0[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %2215 = contract f64[16,15] -> v29
-  // %2231 = contract f64[16,15] -> v30
-  // %2247 = contract f64[16,15] -> v31
+  // %2224 = contract f64[16,15] -> v29
+  // %2240 = contract f64[16,15] -> v30
+  // %2256 = contract f64[16,15] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -8014,28 +8023,28 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
               std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v27[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v14[(i0 * 10 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v27[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v14[(i0 * 10 + i2) * L + l],
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v27[(i0 * 10 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v14[(i0 * 10 + i2) * L + l],
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
@@ -8065,9 +8074,9 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8078,7 +8087,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1538 = contract f64[16,10] -> v24
+  // %1547 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8091,14 +8100,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8117,7 +8126,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 10 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -8127,7 +8136,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2211 = contract f64[16,10] -> v10
+  // %2220 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8140,22 +8149,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8166,28 +8175,28 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2213 = mul f64[16,10] -> v18
+  // %2222 = mul f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] =
-            ((v24[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) - v10[(i0 * 10 + i1) * L + l]) *
-            (1.0f - square(v16[(i0 * 10 + i1) * L + l]));
+        v19[(i0 * 10 + i1) * L + l] =
+            ((v24[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) - v11[(i0 * 10 + i1) * L + l]) *
+            (1.0f - square(v17[(i0 * 10 + i1) * L + l]));
       }
     }
   }
-  // %1546 = contract f64[16] -> v8
+  // %1555 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8199,13 +8208,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8216,14 +8225,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1547 = mul f64[16] -> v10
+  // %1556 = mul f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v8[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
+      v11[i0 * L + l] = v8[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
     }
   }
-  // %2222 = contract f64[16,10] -> v16
+  // %2231 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8236,22 +8245,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8262,17 +8271,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2223 = contract f64[16] -> v8
+  // %2232 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8284,38 +8293,38 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %703 = mul f64[16] -> v9
+  // %703 = mul f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
+      v8[i0 * L + l] = v9[i0 * L + l] * (1.0f - v9[i0 * L + l]);
     }
   }
-  // %2224 = mul f64[16] -> v20
+  // %2233 = mul f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v8[i0 * L + l] * v9[i0 * L + l];
+      v18[i0 * L + l] = v6[i0 * L + l] * v8[i0 * L + l];
     }
   }
-  // %2227 = contract f64[16,10] -> v24
+  // %2236 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8328,13 +8337,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -8354,7 +8363,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -8364,25 +8373,25 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %718 = sub f64[16,10] -> v19
+  // %718 = sub f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = 1.0f - square(v17[i0 * L + l]);
+      v20[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
     }
   }
-  // %2229 = mul f64[16,10] -> v22
+  // %2238 = mul f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v22[(i0 * 10 + i1) * L + l] =
-            ((v16[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) - v24[(i0 * 10 + i1) * L + l]) *
-            v19[(i0 * 10 + i1) * L + l];
+            ((v17[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) - v24[(i0 * 10 + i1) * L + l]) *
+            v20[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2238 = contract f64[16,10] -> v16
+  // %2247 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8395,71 +8404,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2243 = contract f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8470,30 +8430,79 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2245 = mul f64[16,10] -> v24
+  // %2252 = contract f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 10 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2254 = mul f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v24[(i0 * 10 + i1) * L + l] =
-            ((v16[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) - v11[(i0 * 10 + i1) * L + l]) *
-            v19[(i0 * 10 + i1) * L + l];
+            ((v17[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) - v14[(i0 * 10 + i1) * L + l]) *
+            v20[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2214 = contract f64[16,15] -> v19
-  // %2230 = contract f64[16,15] -> v23
-  // %2246 = contract f64[16,15] -> v25
+  // %2223 = contract f64[16,15] -> v20
+  // %2239 = contract f64[16,15] -> v23
+  // %2255 = contract f64[16,15] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -8515,25 +8524,25 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v22[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v24[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v22[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v24[(i0 * 10 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v22[(i0 * 10 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v24[(i0 * 10 + i2) * L + l],
@@ -8542,10 +8551,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v23[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
         v23[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v23[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -8566,20 +8575,20 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 15 + i1) * L + l] = acc0_v[l];
         v23[(i0 * 15 + i1) * L + l] = acc1_v[l];
         v25[(i0 * 15 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %2217 = reduce_sum f64[15] -> v6
+  // %2226 = reduce_sum f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8588,7 +8597,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 15) * L + l] + v19[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 15) * L + l] + v20[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -8596,7 +8605,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %2233 = reduce_sum f64[15] -> v8
+  // %2242 = reduce_sum f64[15] -> v9
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8610,10 +8619,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc_v[l];
+      v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %2249 = reduce_sum f64[15] -> v11
+  // %2258 = reduce_sum f64[15] -> v14
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8627,10 +8636,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v14[i0 * L + l] = acc_v[l];
     }
   }
-  // %2239 = contract f64[16] -> v29
+  // %2248 = contract f64[16] -> v29
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8642,13 +8651,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8659,16 +8668,16 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2240 = mul f64[16] -> v16
+  // %2249 = mul f64[16] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v9[i0 * L + l] * v29[i0 * L + l];
+      v13[i0 * L + l] = v8[i0 * L + l] * v29[i0 * L + l];
     }
   }
-  // %1548 = contract f64[15] -> v9
-  // %2225 = contract f64[15] -> v17
-  // %2241 = contract f64[15] -> v29
+  // %1557 = contract f64[15] -> v8
+  // %2234 = contract f64[15] -> v17
+  // %2250 = contract f64[15] -> v29
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8688,26 +8697,26 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v20[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v16[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v20[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v16[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v20[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v16[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v10[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v20[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v16[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v11[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v18[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v13[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v18[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v13[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v18[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v13[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v18[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v13[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v17[(i0 * 4) * L + l] = acc4_v[l];
       v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -8728,40 +8737,40 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v13[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
+      v8[i0 * L + l] = acc0_v[l];
       v17[i0 * L + l] = acc1_v[l];
       v29[i0 * L + l] = acc2_v[l];
     }
   }
-  // %2218 = add f64[15] -> v30
+  // %2227 = add f64[15] -> v30
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v6[i0 * L + l] + v9[i0 * L + l];
+      v30[i0 * L + l] = v6[i0 * L + l] + v8[i0 * L + l];
     }
   }
-  // %2235 = mul f64[15] -> v6
+  // %2243 = add f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v17[i0 * L + l] + v8[i0 * L + l]) * 0.33333334f;
+      v6[i0 * L + l] = v17[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %2251 = mul f64[15] -> v8
+  // %2259 = add f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (v11[i0 * L + l] + v29[i0 * L + l]) * 0.33333334f;
+      v8[i0 * L + l] = v14[i0 * L + l] + v29[i0 * L + l];
     }
   }
-  // %2254 = contract f64[16,10] -> v11
+  // %2263 = contract f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8774,22 +8783,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8800,17 +8809,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2255 = contract f64[16] -> v9
+  // %2264 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8822,13 +8831,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8839,14 +8848,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2256 = mul f64[16] -> v12
+  // %2265 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+      v16[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
     }
   }
-  // %2257 = contract f64[15] -> v9
+  // %2266 = contract f64[15] -> v9
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8858,10 +8867,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8880,7 +8889,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v12[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8888,7 +8897,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2263 = contract f64[16,15] -> v29
+  // %2272 = contract f64[16,15] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -8902,13 +8911,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8927,7 +8936,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8936,7 +8945,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2259 = contract f64[16,10] -> v17
+  // %2268 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8949,14 +8958,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8975,7 +8984,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -8985,18 +8994,18 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2261 = mul f64[16,10] -> v31
+  // %2270 = mul f64[16,10] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v31[(i0 * 10 + i1) * L + l] =
-            ((v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v17[(i0 * 10 + i1) * L + l]) *
+            ((v14[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v17[(i0 * 10 + i1) * L + l]) *
             (1.0f - square(v21[(i0 * 10 + i1) * L + l]));
       }
     }
   }
-  // %2262 = contract f64[16,15] -> v19
+  // %2271 = contract f64[16,15] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9021,10 +9030,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9040,11 +9049,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2265 = reduce_sum f64[15] -> v7
+  // %2274 = reduce_sum f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9053,7 +9062,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 15) * L + l] + v19[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 15) * L + l] + v20[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -9061,58 +9070,64 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2267 = mul f64[15] -> v11
+  // %2275 = add f64[15] -> v14
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v9[i0 * L + l] + v7[i0 * L + l]) * 0.16666667f;
+      v14[i0 * L + l] = v9[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %2270 = mul f64[15] -> adj.ln.gain
+  // %2279 = mul f64[15] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-((v0[i0 * L + l] * v30[i0 * L + l]) * 0.16666667f)) -
-                    (v6[i0 * L + l] * v2[i0 * L + l])) -
-                   (v2[i0 * L + l] * v8[i0 * L + l])) -
-                  (v11[i0 * L + l] * v4[i0 * L + l])) *
+        sum[l] = ((((-((v2[i0 * L + l] * v30[i0 * L + l]) * 0.16666667f)) -
+                    ((v6[i0 * L + l] * 0.33333334f) * v0[i0 * L + l])) -
+                   (v0[i0 * L + l] * (v8[i0 * L + l] * 0.33333334f))) -
+                  ((v14[i0 * L + l] * 0.16666667f) * v4[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2276 = mul f64[15] -> adj.ln.bias
+  // %2403 = mul f64[15] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v30[i0 * L + l] * 0.16666667f)) - v6[i0 * L + l]) - v8[i0 * L + l]) -
-                  v11[i0 * L + l]) *
-                 T(h);
+        sum[l] = T(h) * ((-((v30[i0 * L + l] + v14[i0 * L + l]) * 0.16666667f)) -
+                         ((v8[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2368 = sub f64[16,15] -> adj.Wb
+  // %2377 = sub f64[16,15] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v20[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                     ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v10[i0 * L + l])) -
-                    ((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v16[i0 * L + l])) -
-                   ((v5[i1 * L + l] * (T(h) * 0.16666667f)) * v12[i0 * L + l]);
+          sum[l] = (((-(v18[i0 * L + l] * (v1[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v3[i1 * L + l] * (T(h) * 0.16666667f)) * v11[i0 * L + l])) -
+                    ((v1[i1 * L + l] * (T(h) * 0.33333334f)) * v13[i0 * L + l])) -
+                   ((v5[i1 * L + l] * (T(h) * 0.16666667f)) * v16[i0 * L + l]);
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2371 = sub f64[16,10,15] -> adj.Wk
+  // %2404 = add f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v27[i0 * L + l] + v10[i0 * L + l];
+    }
+  }
+  // %2407 = sub f64[16,10,15] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -9120,17 +9135,23 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v13[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v27[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v14[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v15[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v15[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v11[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v12[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2374 = sub f64[16,10,15] -> adj.Wv
+  // %2408 = add f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v24[i0 * L + l] + v22[i0 * L + l];
+    }
+  }
+  // %2412 = sub f64[16,10,15] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -9138,9 +9159,8 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v22[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v18[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v24[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v10[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v19[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
                      (v31[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
@@ -9148,33 +9168,33 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1947 = broadcast f64[16,10,15] -> adj.Wq
+  // %1956 = broadcast f64[16,10,15] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2400; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1948 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1957 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1949 = broadcast f64[128,160] -> adj.ff.up.weight
+  // %1958 = broadcast f64[128,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1950 = broadcast f64[128] -> adj.ff.up.bias
+  // %1959 = broadcast f64[128] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1951 = broadcast f64[160,128] -> adj.ff.down.weight
+  // %1960 = broadcast f64[160,128] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1952 = broadcast f64[3,160] -> adj.out.weight
+  // %1961 = broadcast f64[3,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1953 = broadcast f64[3] -> adj.out.bias
+  // %1962 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }

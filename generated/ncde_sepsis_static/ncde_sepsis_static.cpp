@@ -2100,7 +2100,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // ncde_sepsis_static.field.step.rk4: 89 nodes
+  // ncde_sepsis_static.field.step.rk4: 87 nodes
   // %2 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2239,7 +2239,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %157 = contract f64[32] -> v0
+  // %159 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2272,14 +2272,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %343 = add f64[32] -> v1
+  // %345 = add f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (v0[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %360 = contract f64[64] -> v2
+  // %362 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2305,14 +2305,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %362 = relu f64[64] -> v1
+  // %364 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = relu(f_layer0_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %363 = contract f64[64] -> v2
+  // %365 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2338,14 +2338,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %365 = relu f64[64] -> v1
+  // %367 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = relu(f_layer1_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %366 = contract f64[64] -> v2
+  // %368 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2371,14 +2371,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %368 = relu f64[64] -> v1
+  // %370 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %369 = contract f64[2208] -> v2
+  // %371 = contract f64[2208] -> v2
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2404,7 +2404,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %373 = contract f64[32] -> v1
+  // %375 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2437,14 +2437,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %375 = add f64[32] -> v2
+  // %377 = add f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %376 = contract f64[64] -> v3
+  // %378 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2470,14 +2470,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %378 = relu f64[64] -> v2
+  // %380 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %379 = contract f64[64] -> v3
+  // %381 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2503,14 +2503,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %381 = relu f64[64] -> v2
+  // %383 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %382 = contract f64[64] -> v3
+  // %384 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2536,14 +2536,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %384 = relu f64[64] -> v2
+  // %386 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(f_layer2_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %385 = contract f64[2208] -> v4
+  // %387 = contract f64[2208] -> v4
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2569,7 +2569,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %389 = contract f64[32] -> v3
+  // %391 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2602,14 +2602,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %391 = add f64[32] -> v2
+  // %393 = add f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = z0_z[i0 * L + l] + (T(h) * v3[i0 * L + l]);
     }
   }
-  // %392 = contract f64[64] -> v4
+  // %394 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2635,14 +2635,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %394 = relu f64[64] -> v2
+  // %396 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %395 = contract f64[64] -> v4
+  // %397 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2668,14 +2668,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %397 = relu f64[64] -> v2
+  // %399 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(f_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %398 = contract f64[64] -> v4
+  // %400 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2701,14 +2701,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %400 = relu f64[64] -> v2
+  // %402 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %401 = contract f64[2208] -> v4
+  // %403 = contract f64[2208] -> v4
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2734,7 +2734,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %405 = contract f64[32] -> v2
+  // %407 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2767,15 +2767,13 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %413 = add f64[32] -> z
+  // %434 = add f64[32] -> z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_z[i0 * L + l] = z0_z[i0 * L + l] +
-                         (((v2[i0 * L + l] * 0.16666667f) +
-                           ((v3[i0 * L + l] * 0.33333334f) +
-                            ((v1[i0 * L + l] * 0.33333334f) + (v0[i0 * L + l] * 0.16666667f)))) *
-                          T(h));
+      z1_z[i0 * L + l] = (T(h) * (((v0[i0 * L + l] + v2[i0 * L + l]) * 0.16666667f) +
+                                  ((v3[i0 * L + l] + v1[i0 * L + l]) * 0.33333334f))) +
+                         z0_z[i0 * L + l];
     }
   }
 }
@@ -2849,12 +2847,9 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 684032);
   T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 754688);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 825344);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 827392);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 898048);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 968704);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 970752);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1041408);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1112064);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 896000);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 966656);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1037312);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3033,7 +3028,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v7[i0 * L + l] = vm::tanh(v6[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %157 = contract f64[32] -> v6
+  // %159 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3059,14 +3054,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %165 = add f64[32] -> v8
+  // %167 = add f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = ((v6[i0 * L + l] * 0.5f) * T(h)) + z0_z[i0 * L + l];
     }
   }
-  // %166 = contract f64[64] -> v6
+  // %168 = contract f64[64] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3092,21 +3087,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %167 = add f64[64] -> v9
+  // %169 = add f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v6[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %168 = relu f64[64] -> v6
+  // %170 = relu f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = relu(v9[i0 * L + l]);
     }
   }
-  // %169 = contract f64[64] -> v10
+  // %171 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3132,21 +3127,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %170 = add f64[64] -> v11
+  // %172 = add f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = f_layer1_bias[i0] + v10[i0 * L + l];
     }
   }
-  // %171 = relu f64[64] -> v10
+  // %173 = relu f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = relu(v11[i0 * L + l]);
     }
   }
-  // %172 = contract f64[64] -> v12
+  // %174 = contract f64[64] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3172,21 +3167,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %173 = add f64[64] -> v13
+  // %175 = add f64[64] -> v13
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = f_layer2_bias[i0] + v12[i0 * L + l];
     }
   }
-  // %174 = relu f64[64] -> v12
+  // %176 = relu f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = relu(v13[i0 * L + l]);
     }
   }
-  // %175 = contract f64[2208] -> v14
+  // %177 = contract f64[2208] -> v14
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3212,14 +3207,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %177 = tanh f64[2208] -> v15
+  // %179 = tanh f64[2208] -> v15
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = vm::tanh(v14[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %179 = contract f64[32] -> v14
+  // %181 = contract f64[32] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3248,14 +3243,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %182 = add f64[32] -> v16
+  // %184 = add f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = (T(h) * (v14[i0 * L + l] * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %183 = contract f64[64] -> v14
+  // %185 = contract f64[64] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3281,21 +3276,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %184 = add f64[64] -> v17
+  // %186 = add f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = f_layer0_bias[i0] + v14[i0 * L + l];
     }
   }
-  // %185 = relu f64[64] -> v14
+  // %187 = relu f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = relu(v17[i0 * L + l]);
     }
   }
-  // %186 = contract f64[64] -> v18
+  // %188 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3321,21 +3316,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %187 = add f64[64] -> v19
+  // %189 = add f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = f_layer1_bias[i0] + v18[i0 * L + l];
     }
   }
-  // %188 = relu f64[64] -> v18
+  // %190 = relu f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = relu(v19[i0 * L + l]);
     }
   }
-  // %189 = contract f64[64] -> v20
+  // %191 = contract f64[64] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3361,21 +3356,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %190 = add f64[64] -> v21
+  // %192 = add f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = f_layer2_bias[i0] + v20[i0 * L + l];
     }
   }
-  // %191 = relu f64[64] -> v20
+  // %193 = relu f64[64] -> v20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = relu(v21[i0 * L + l]);
     }
   }
-  // %192 = contract f64[2208] -> v22
+  // %194 = contract f64[2208] -> v22
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3401,14 +3396,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %194 = tanh f64[2208] -> v23
+  // %196 = tanh f64[2208] -> v23
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = vm::tanh(v22[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %196 = contract f64[32] -> v22
+  // %198 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3437,14 +3432,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %200 = add f64[32] -> v24
+  // %202 = add f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = (T(h) * v22[i0 * L + l]) + z0_z[i0 * L + l];
     }
   }
-  // %201 = contract f64[64] -> v22
+  // %203 = contract f64[64] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3470,21 +3465,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %202 = add f64[64] -> v25
+  // %204 = add f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = f_layer0_bias[i0] + v22[i0 * L + l];
     }
   }
-  // %203 = relu f64[64] -> v22
+  // %205 = relu f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = relu(v25[i0 * L + l]);
     }
   }
-  // %204 = contract f64[64] -> v26
+  // %206 = contract f64[64] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3510,21 +3505,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %205 = add f64[64] -> v27
+  // %207 = add f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = f_layer1_bias[i0] + v26[i0 * L + l];
     }
   }
-  // %206 = relu f64[64] -> v26
+  // %208 = relu f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = relu(v27[i0 * L + l]);
     }
   }
-  // %207 = contract f64[64] -> v28
+  // %209 = contract f64[64] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3550,14 +3545,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %208 = add f64[64] -> v29
+  // %210 = add f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = f_layer2_bias[i0] + v28[i0 * L + l];
     }
   }
-  // %447 = contract f64[32,69] -> v30
+  // %458 = contract f64[32,69] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -3567,14 +3562,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %209 = relu f64[64] -> v28
+  // %211 = relu f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = relu(v29[i0 * L + l]);
     }
   }
-  // %210 = contract f64[2208] -> v31
+  // %212 = contract f64[2208] -> v31
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3600,21 +3595,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %212 = tanh f64[2208] -> v32
+  // %214 = tanh f64[2208] -> v32
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = vm::tanh(v31[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %517 = mul f64[2208] -> v31
+  // %528 = mul f64[2208] -> v31
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v32[i0 * L + l]));
     }
   }
-  // %518 = contract f64[64] -> v30
+  // %529 = contract f64[64] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3640,14 +3635,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %519 = mul f64[64] -> v33
+  // %530 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = step(v29[i0 * L + l]) * v30[i0 * L + l];
     }
   }
-  // %520 = contract f64[64] -> v29
+  // %531 = contract f64[64] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3673,14 +3668,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = mul f64[64] -> v30
+  // %532 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v29[i0 * L + l] * step(v27[i0 * L + l]);
     }
   }
-  // %522 = contract f64[64] -> v27
+  // %533 = contract f64[64] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3706,14 +3701,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %523 = mul f64[64] -> v29
+  // %534 = mul f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v27[i0 * L + l] * step(v25[i0 * L + l]);
     }
   }
-  // %524 = contract f64[32] -> v25
+  // %535 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3739,14 +3734,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %526 = add f64[32] -> v27
+  // %537 = add f64[32] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f)) + (T(h) * v25[i0 * L + l]);
     }
   }
-  // %527 = contract f64[32,69] -> v34
+  // %538 = contract f64[32,69] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -3755,14 +3750,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %529 = mul f64[2208] -> v35
+  // %540 = mul f64[2208] -> v35
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = (1.0f - square(v23[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %530 = contract f64[64] -> v34
+  // %541 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3782,20 +3777,20 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %531 = mul f64[64] -> v36
+  // %542 = mul f64[64] -> v34
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = step(v21[i0 * L + l]) * v34[i0 * L + l];
+      v34[i0 * L + l] = step(v21[i0 * L + l]) * v25[i0 * L + l];
     }
   }
-  // %532 = contract f64[64] -> v21
+  // %543 = contract f64[64] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3807,10 +3802,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3821,14 +3816,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %533 = mul f64[64] -> v34
+  // %544 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v21[i0 * L + l] * step(v19[i0 * L + l]);
+      v25[i0 * L + l] = v21[i0 * L + l] * step(v19[i0 * L + l]);
     }
   }
-  // %534 = contract f64[64] -> v19
+  // %545 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3840,10 +3835,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3854,14 +3849,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %535 = mul f64[64] -> v21
+  // %546 = mul f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v19[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
-  // %536 = contract f64[32] -> v17
+  // %547 = contract f64[32] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3887,7 +3882,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %538 = add f64[32] -> v19
+  // %549 = add f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3895,23 +3890,23 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
           (v17[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
     }
   }
-  // %539 = contract f64[32,69] -> v37
+  // %550 = contract f64[32,69] -> v36
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1) * L + l] = v19[i0 * L + l] * u_stages[(i1 + 76) * L + l];
+        v36[(i0 * 69 + i1) * L + l] = v19[i0 * L + l] * u_stages[(i1 + 76) * L + l];
       }
     }
   }
-  // %541 = mul f64[2208] -> v38
+  // %552 = mul f64[2208] -> v37
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v37[i0 * L + l];
+      v37[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v36[i0 * L + l];
     }
   }
-  // %542 = contract f64[64] -> v37
+  // %553 = contract f64[64] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3923,28 +3918,28 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 4) * L + l] = acc0_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %543 = mul f64[64] -> v39
+  // %554 = mul f64[64] -> v36
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = step(v13[i0 * L + l]) * v37[i0 * L + l];
+      v36[i0 * L + l] = step(v13[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %544 = contract f64[64] -> v13
+  // %555 = contract f64[64] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3956,10 +3951,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3970,14 +3965,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %545 = mul f64[64] -> v37
+  // %556 = mul f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v13[i0 * L + l] * step(v11[i0 * L + l]);
+      v17[i0 * L + l] = v13[i0 * L + l] * step(v11[i0 * L + l]);
     }
   }
-  // %546 = contract f64[64] -> v11
+  // %557 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3989,10 +3984,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v17[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4003,14 +3998,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %547 = mul f64[64] -> v13
+  // %558 = mul f64[64] -> v13
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v11[i0 * L + l] * step(v9[i0 * L + l]);
     }
   }
-  // %548 = contract f64[32] -> v9
+  // %559 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4036,7 +4031,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %550 = add f64[32] -> v11
+  // %561 = add f64[32] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4044,23 +4039,23 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
           (v9[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
     }
   }
-  // %551 = contract f64[32,69] -> v40
+  // %562 = contract f64[32,69] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 69 + i1) * L + l] = u_stages[i1 * L + l] * v11[i0 * L + l];
+        v38[(i0 * 69 + i1) * L + l] = u_stages[i1 * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %553 = mul f64[2208] -> v41
+  // %564 = mul f64[2208] -> v39
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v40[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+      v39[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %554 = contract f64[64] -> v40
+  // %565 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4072,28 +4067,28 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %555 = mul f64[64] -> v42
+  // %566 = mul f64[64] -> v38
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v40[i0 * L + l] * step(v5[i0 * L + l]);
+      v38[i0 * L + l] = v9[i0 * L + l] * step(v5[i0 * L + l]);
     }
   }
-  // %556 = contract f64[64] -> v5
+  // %567 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4105,10 +4100,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4119,14 +4114,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %557 = mul f64[64] -> v40
+  // %568 = mul f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
+      v9[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
     }
   }
-  // %558 = contract f64[64] -> v3
+  // %569 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4138,10 +4133,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4152,14 +4147,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %559 = mul f64[64] -> v5
+  // %570 = mul f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %560 = contract f64[32] -> v1
+  // %680 = add f64[64] -> v1
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (v29[i0 * L + l] + (v13[i0 * L + l] + v21[i0 * L + l])) + v5[i0 * L + l];
+    }
+  }
+  // %681 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4171,30 +4173,28 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %564 = add f64[32] -> d.z
+  // %682 = add f64[32] -> d.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] =
-          (v9[i0 * L + l] + (v17[i0 * L + l] + (z1_bar_z[i0 * L + l] + v25[i0 * L + l]))) +
-          v1[i0 * L + l];
+      z0_bar_z[i0 * L + l] = z1_bar_z[i0 * L + l] + v3[i0 * L + l];
     }
   }
-  // %571 = add f64[64,32] -> d.f.layer0.weight
+  // %582 = add f64[64,32] -> d.f.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -4209,7 +4209,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %574 = add f64[64] -> d.f.layer0.bias
+  // %585 = add f64[64] -> d.f.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -4220,86 +4220,86 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %581 = add f64[64,64] -> d.f.layer1.weight
+  // %592 = add f64[64,64] -> d.f.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v40[i0 * L + l] * v0[i1 * L + l]) +
-                   (((v14[i1 * L + l] * v34[i0 * L + l]) + (v22[i1 * L + l] * v30[i0 * L + l])) +
-                    (v37[i0 * L + l] * v6[i1 * L + l]));
+          sum[l] = (v9[i0 * L + l] * v0[i1 * L + l]) +
+                   (((v14[i1 * L + l] * v25[i0 * L + l]) + (v22[i1 * L + l] * v30[i0 * L + l])) +
+                    (v17[i0 * L + l] * v6[i1 * L + l]));
         }
         theta_bar_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %584 = add f64[64] -> d.f.layer1.bias
+  // %595 = add f64[64] -> d.f.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v37[i0 * L + l] + (v34[i0 * L + l] + v30[i0 * L + l])) + v40[i0 * L + l];
+        sum[l] = (v17[i0 * L + l] + (v25[i0 * L + l] + v30[i0 * L + l])) + v9[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %591 = add f64[64,64] -> d.f.layer2.weight
+  // %602 = add f64[64,64] -> d.f.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v39[i0 * L + l] * v10[i1 * L + l]) +
-                    ((v26[i1 * L + l] * v33[i0 * L + l]) + (v18[i1 * L + l] * v36[i0 * L + l]))) +
-                   (v42[i0 * L + l] * v2[i1 * L + l]);
+          sum[l] = ((v36[i0 * L + l] * v10[i1 * L + l]) +
+                    ((v26[i1 * L + l] * v33[i0 * L + l]) + (v18[i1 * L + l] * v34[i0 * L + l]))) +
+                   (v38[i0 * L + l] * v2[i1 * L + l]);
         }
         theta_bar_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %594 = add f64[64] -> d.f.layer2.bias
+  // %605 = add f64[64] -> d.f.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v42[i0 * L + l] + ((v33[i0 * L + l] + v36[i0 * L + l]) + v39[i0 * L + l]);
+        sum[l] = v38[i0 * L + l] + ((v33[i0 * L + l] + v34[i0 * L + l]) + v36[i0 * L + l]);
       }
       theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %601 = add f64[2208,64] -> d.f.layer3.weight
+  // %612 = add f64[2208,64] -> d.f.layer3.weight
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v41[i0 * L + l] * v4[i1 * L + l]) +
+          sum[l] = (v39[i0 * L + l] * v4[i1 * L + l]) +
                    (((v20[i1 * L + l] * v35[i0 * L + l]) + (v31[i0 * L + l] * v28[i1 * L + l])) +
-                    (v12[i1 * L + l] * v38[i0 * L + l]));
+                    (v12[i1 * L + l] * v37[i0 * L + l]));
         }
         theta_bar_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %604 = add f64[2208] -> d.f.layer3.bias
+  // %615 = add f64[2208] -> d.f.layer3.bias
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v41[i0 * L + l] + ((v31[i0 * L + l] + v35[i0 * L + l]) + v38[i0 * L + l]);
+        sum[l] = v39[i0 * L + l] + ((v31[i0 * L + l] + v35[i0 * L + l]) + v37[i0 * L + l]);
       }
       theta_bar_f_layer3_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_stages_bar) {
-    // %605 = contract f64[69] -> d.dx@0
+    // %616 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4339,7 +4339,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
-    // %606 = contract f64[69] -> v6
+    // %617 = contract f64[69] -> v6
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4379,7 +4379,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t l = 0; l < L; ++l) {
       v6[68 * L + l] = acc0_v[l];
     }
-    // %607 = contract f64[69] -> v7
+    // %618 = contract f64[69] -> v7
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4419,14 +4419,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t l = 0; l < L; ++l) {
       v7[68 * L + l] = acc0_v[l];
     }
-    // %608 = add f64[69] -> d.dx@1
+    // %619 = add f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 76) * L + l] += v6[i0 * L + l] + v7[i0 * L + l];
       }
     }
-    // %515 = contract f64[69] -> d.dx@2
+    // %526 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4555,7 +4555,7 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   for (int64_t i = 10272; i < 164224; ++i) {
     dtheta[i] = 0.0f;
   }
-  // ncde_sepsis_static.field.adjoint.step.rk4: 268 nodes
+  // ncde_sepsis_static.field.adjoint.step.rk4: 263 nodes
   // %2 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4729,7 +4729,7 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v7[i0 * L + l] = vm::tanh(v6[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %157 = contract f64[32] -> v6
+  // %159 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4755,14 +4755,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %343 = add f64[32] -> v8
+  // %345 = add f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = (v6[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %360 = contract f64[64] -> v9
+  // %362 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4788,21 +4788,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %361 = add f64[64] -> v10
+  // %363 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = f_layer0_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %362 = relu f64[64] -> v9
+  // %364 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %363 = contract f64[64] -> v11
+  // %365 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4828,21 +4828,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %364 = add f64[64] -> v12
+  // %366 = add f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = f_layer1_bias[i0] + v11[i0 * L + l];
     }
   }
-  // %365 = relu f64[64] -> v11
+  // %367 = relu f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = relu(v12[i0 * L + l]);
     }
   }
-  // %366 = contract f64[64] -> v13
+  // %368 = contract f64[64] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4868,21 +4868,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %367 = add f64[64] -> v14
+  // %369 = add f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v13[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %368 = relu f64[64] -> v13
+  // %370 = relu f64[64] -> v13
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = relu(v14[i0 * L + l]);
     }
   }
-  // %369 = contract f64[2208] -> v15
+  // %371 = contract f64[2208] -> v15
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4908,14 +4908,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %371 = tanh f64[2208] -> v16
+  // %373 = tanh f64[2208] -> v16
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(v15[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %373 = contract f64[32] -> v15
+  // %375 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4944,14 +4944,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %375 = add f64[32] -> v17
+  // %377 = add f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = (v15[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %376 = contract f64[64] -> v18
+  // %378 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4977,21 +4977,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %377 = add f64[64] -> v19
+  // %379 = add f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = f_layer0_bias[i0] + v18[i0 * L + l];
     }
   }
-  // %378 = relu f64[64] -> v18
+  // %380 = relu f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = relu(v19[i0 * L + l]);
     }
   }
-  // %379 = contract f64[64] -> v20
+  // %381 = contract f64[64] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5017,21 +5017,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %380 = add f64[64] -> v21
+  // %382 = add f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = f_layer1_bias[i0] + v20[i0 * L + l];
     }
   }
-  // %381 = relu f64[64] -> v20
+  // %383 = relu f64[64] -> v20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = relu(v21[i0 * L + l]);
     }
   }
-  // %382 = contract f64[64] -> v22
+  // %384 = contract f64[64] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5057,21 +5057,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %383 = add f64[64] -> v23
+  // %385 = add f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = f_layer2_bias[i0] + v22[i0 * L + l];
     }
   }
-  // %384 = relu f64[64] -> v22
+  // %386 = relu f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = relu(v23[i0 * L + l]);
     }
   }
-  // %385 = contract f64[2208] -> v24
+  // %387 = contract f64[2208] -> v24
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5097,14 +5097,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %387 = tanh f64[2208] -> v25
+  // %389 = tanh f64[2208] -> v25
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = vm::tanh(v24[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %389 = contract f64[32] -> v24
+  // %391 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5133,14 +5133,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %391 = add f64[32] -> v26
+  // %393 = add f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = z0_z[i0 * L + l] + (T(h) * v24[i0 * L + l]);
     }
   }
-  // %392 = contract f64[64] -> v27
+  // %394 = contract f64[64] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5166,21 +5166,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %393 = add f64[64] -> v28
+  // %395 = add f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = f_layer0_bias[i0] + v27[i0 * L + l];
     }
   }
-  // %394 = relu f64[64] -> v27
+  // %396 = relu f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = relu(v28[i0 * L + l]);
     }
   }
-  // %395 = contract f64[64] -> v29
+  // %397 = contract f64[64] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5206,21 +5206,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %396 = add f64[64] -> v30
+  // %398 = add f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = f_layer1_bias[i0] + v29[i0 * L + l];
     }
   }
-  // %397 = relu f64[64] -> v29
+  // %399 = relu f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = relu(v30[i0 * L + l]);
     }
   }
-  // %398 = contract f64[64] -> v31
+  // %400 = contract f64[64] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5246,21 +5246,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %399 = add f64[64] -> v32
+  // %401 = add f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = v31[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %400 = relu f64[64] -> v31
+  // %402 = relu f64[64] -> v31
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = relu(v32[i0 * L + l]);
     }
   }
-  // %401 = contract f64[2208] -> v33
+  // %403 = contract f64[2208] -> v33
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5286,14 +5286,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %403 = tanh f64[2208] -> v34
+  // %405 = tanh f64[2208] -> v34
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = vm::tanh(v33[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %405 = contract f64[32] -> v33
+  // %407 = contract f64[32] -> v33
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5322,18 +5322,16 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %413 = add f64[32] -> z
+  // %434 = add f64[32] -> z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_z[i0 * L + l] = z0_z[i0 * L + l] +
-                         (((v33[i0 * L + l] * 0.16666667f) +
-                           ((v24[i0 * L + l] * 0.33333334f) +
-                            ((v15[i0 * L + l] * 0.33333334f) + (v6[i0 * L + l] * 0.16666667f)))) *
-                          T(h));
+      z1_z[i0 * L + l] = (T(h) * (((v6[i0 * L + l] + v33[i0 * L + l]) * 0.16666667f) +
+                                  ((v24[i0 * L + l] + v15[i0 * L + l]) * 0.33333334f))) +
+                         z0_z[i0 * L + l];
     }
   }
-  // %661 = contract f64[32,69] -> v6
+  // %683 = contract f64[32,69] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5342,14 +5340,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %663 = mul f64[2208] -> v15
+  // %685 = mul f64[2208] -> v15
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v6[i0 * L + l];
     }
   }
-  // %664 = contract f64[64] -> v6
+  // %686 = contract f64[64] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5375,14 +5373,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %665 = mul f64[64] -> v7
+  // %687 = mul f64[64] -> v7
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v6[i0 * L + l] * step(v5[i0 * L + l]);
     }
   }
-  // %666 = contract f64[64] -> v5
+  // %688 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5408,14 +5406,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %667 = mul f64[64] -> v6
+  // %689 = mul f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
     }
   }
-  // %668 = contract f64[64] -> v3
+  // %690 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5441,14 +5439,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %669 = mul f64[64] -> v5
+  // %691 = mul f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %670 = contract f64[32] -> v1
+  // %692 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5474,14 +5472,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %929 = sub f64[32] -> v3
+  // %951 = sub f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1088 = contract f64[32,69] -> v24
+  // %1110 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5490,14 +5488,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1090 = mul f64[2208] -> v33
+  // %1112 = mul f64[2208] -> v33
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %1091 = contract f64[64] -> v3
+  // %1113 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5523,14 +5521,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1092 = mul f64[64] -> v16
+  // %1114 = mul f64[64] -> v16
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v3[i0 * L + l] * step(v14[i0 * L + l]);
     }
   }
-  // %1093 = contract f64[64] -> v3
+  // %1115 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5556,14 +5554,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1095 = mul f64[64] -> v14
+  // %1117 = mul f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v3[i0 * L + l] * step(v12[i0 * L + l]);
     }
   }
-  // %1096 = contract f64[64] -> v3
+  // %1118 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5589,14 +5587,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1097 = mul f64[64] -> v12
+  // %1119 = mul f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = step(v10[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %1098 = contract f64[32] -> v3
+  // %1120 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5622,14 +5620,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1104 = sub f64[32] -> v10
+  // %1126 = sub f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = a0[i0 * L + l] - (v3[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1105 = contract f64[32,69] -> v24
+  // %1127 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5638,14 +5636,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1107 = mul f64[2208] -> v35
+  // %1129 = mul f64[2208] -> v35
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
     }
   }
-  // %1108 = contract f64[64] -> v10
+  // %1130 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5671,14 +5669,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1110 = mul f64[64] -> v24
+  // %1132 = mul f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v10[i0 * L + l] * step(v23[i0 * L + l]);
     }
   }
-  // %1111 = contract f64[64] -> v10
+  // %1133 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5704,14 +5702,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1113 = mul f64[64] -> v23
+  // %1135 = mul f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = step(v21[i0 * L + l]) * v10[i0 * L + l];
     }
   }
-  // %1114 = contract f64[64] -> v10
+  // %1136 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5737,14 +5735,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1116 = mul f64[64] -> v21
+  // %1138 = mul f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v10[i0 * L + l] * step(v19[i0 * L + l]);
     }
   }
-  // %1117 = contract f64[32] -> v10
+  // %1139 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5770,14 +5768,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1126 = sub f64[32] -> v19
+  // %1148 = sub f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = a0[i0 * L + l] - (T(h) * v10[i0 * L + l]);
     }
   }
-  // %1127 = contract f64[32,69] -> v25
+  // %1149 = contract f64[32,69] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5786,14 +5784,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1129 = mul f64[2208] -> v36
+  // %1151 = mul f64[2208] -> v36
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v36[i0 * L + l] = (1.0f - square(v34[i0 * L + l])) * v25[i0 * L + l];
     }
   }
-  // %1130 = contract f64[64] -> v19
+  // %1152 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5819,14 +5817,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1131 = mul f64[64] -> v25
+  // %1153 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v19[i0 * L + l] * step(v32[i0 * L + l]);
     }
   }
-  // %1132 = contract f64[64] -> v19
+  // %1154 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5852,14 +5850,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1133 = mul f64[64] -> v32
+  // %1155 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = step(v30[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %1134 = contract f64[64] -> v19
+  // %1156 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5885,21 +5883,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1135 = mul f64[64] -> v30
+  // %1157 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = step(v28[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %1136 = mul f64[64] -> v19
+  // %1158 = mul f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v30[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1137 = contract f64[32] -> v28
+  // %1159 = contract f64[32] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5925,34 +5923,33 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1140 = add f64[32] -> a.z
+  // %1283 = add f64[32] -> a.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] =
-          (T(h) * ((((-(v1[i0 * L + l] * 0.16666667f)) - (v3[i0 * L + l] * 0.33333334f)) -
-                    (v10[i0 * L + l] * 0.33333334f)) -
-                   v28[i0 * L + l])) +
-          a0[i0 * L + l];
+      a1[i0 * L + l] = (T(h) * (((-(v1[i0 * L + l] * 0.16666667f)) -
+                                 ((v3[i0 * L + l] + v10[i0 * L + l]) * 0.33333334f)) -
+                                v28[i0 * L + l])) +
+                       a0[i0 * L + l];
     }
   }
-  // %913 = broadcast f64[256,7] -> adj.zeta.layer0.weight
+  // %935 = broadcast f64[256,7] -> adj.zeta.layer0.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_zeta_layer0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %914 = broadcast f64[256] -> adj.zeta.layer0.bias
+  // %936 = broadcast f64[256] -> adj.zeta.layer0.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_zeta_layer0_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %915 = broadcast f64[32,256] -> adj.zeta.layer1.weight
+  // %937 = broadcast f64[32,256] -> adj.zeta.layer1.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_zeta_layer1_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %916 = broadcast f64[32] -> adj.zeta.layer1.bias
+  // %938 = broadcast f64[32] -> adj.zeta.layer1.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_zeta_layer1_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1150 = sub f64[64,32] -> adj.f.layer0.weight
+  // %1172 = sub f64[64,32] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -5968,34 +5965,34 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1156 = mul f64[64] -> adj.f.layer0.bias
+  // %1292 = mul f64[64] -> adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v5[i0 * L + l] * 0.16666667f)) - (v12[i0 * L + l] * 0.33333334f)) -
-                          (v21[i0 * L + l] * 0.33333334f)) -
-                         v19[i0 * L + l]);
+        sum[l] = ((-((v5[i0 * L + l] + v30[i0 * L + l]) * 0.16666667f)) -
+                  ((v21[i0 * L + l] + v12[i0 * L + l]) * 0.33333334f)) *
+                 T(h);
       }
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %837 = mul f64[64] -> v1
+  // %859 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v6[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1160 = mul f64[64] -> v3
+  // %1183 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v23[i0 * L + l] * 0.33333334f;
+      v3[i0 * L + l] = (v23[i0 * L + l] * 0.33333334f) * T(h);
     }
   }
-  // %1166 = sub f64[64,64] -> adj.f.layer1.weight
+  // %1188 = sub f64[64,64] -> adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -6004,76 +6001,76 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (((-(v1[i0 * L + l] * (v0[i1 * L + l] * T(h)))) -
                      (v14[i0 * L + l] * (v9[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                    ((v3[i0 * L + l] * T(h)) * v18[i1 * L + l])) -
+                    (v3[i0 * L + l] * v18[i1 * L + l])) -
                    ((v32[i0 * L + l] * (T(h) * 0.16666667f)) * v27[i1 * L + l]);
         }
         dtheta_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1172 = mul f64[64] -> adj.f.layer1.bias
+  // %1301 = mul f64[64] -> adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v1[i0 * L + l]) - (v14[i0 * L + l] * 0.33333334f)) - v3[i0 * L + l]) -
-                         (v32[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((-((v6[i0 * L + l] + v32[i0 * L + l]) * 0.16666667f)) -
+                         ((v14[i0 * L + l] + v23[i0 * L + l]) * 0.33333334f));
       }
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %861 = mul f64[64] -> v0
+  // %1059 = contract f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v7[i0 * L + l] * 0.16666667f;
+      v0[i0 * L + l] = (v7[i0 * L + l] * 0.16666667f) * T(h);
     }
   }
-  // %1174 = mul f64[64] -> v1
+  // %1196 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1177 = mul f64[64] -> v3
+  // %1200 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
+      v3[i0 * L + l] = (v24[i0 * L + l] * 0.33333334f) * T(h);
     }
   }
-  // %1183 = sub f64[64,64] -> adj.f.layer2.weight
+  // %1205 = sub f64[64,64] -> adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v0[i0 * L + l] * T(h)) * v2[i1 * L + l])) -
+          sum[l] = (((-(v0[i0 * L + l] * v2[i1 * L + l])) -
                      ((v11[i1 * L + l] * T(h)) * v1[i0 * L + l])) -
-                    ((v3[i0 * L + l] * T(h)) * v20[i1 * L + l])) -
+                    (v3[i0 * L + l] * v20[i1 * L + l])) -
                    ((v29[i1 * L + l] * (T(h) * 0.16666667f)) * v25[i0 * L + l]);
         }
         dtheta_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1188 = mul f64[64] -> adj.f.layer2.bias
+  // %1310 = mul f64[64] -> adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v0[i0 * L + l]) - v1[i0 * L + l]) - v3[i0 * L + l]) -
-                  (v25[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((-((v7[i0 * L + l] + v25[i0 * L + l]) * 0.16666667f)) -
+                  ((v24[i0 * L + l] + v16[i0 * L + l]) * 0.33333334f)) *
                  T(h);
       }
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1198 = sub f64[2208,64] -> adj.f.layer3.weight
+  // %1220 = sub f64[2208,64] -> adj.f.layer3.weight
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -6089,25 +6086,23 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1206 = mul f64[2208] -> adj.f.layer3.bias
+  // %1319 = mul f64[2208] -> adj.f.layer3.bias
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v33[i0 * L + l] * 0.33333334f)) - (v15[i0 * L + l] * 0.16666667f)) -
-                   (v35[i0 * L + l] * 0.33333334f)) -
-                  (v36[i0 * L + l] * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * ((-((v35[i0 * L + l] + v33[i0 * L + l]) * 0.33333334f)) -
+                         ((v36[i0 * L + l] + v15[i0 * L + l]) * 0.16666667f));
       }
       dtheta_f_layer3_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %917 = broadcast f64[1,32] -> adj.out.weight
+  // %939 = broadcast f64[1,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %918 = broadcast f64[1] -> adj.out.bias
+  // %940 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -6244,12 +6239,11 @@ extern "C" void ncde_sepsis_static_loss_vjp(const void* /*ctx*/, const void* y_p
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
-  // ncde_sepsis_static.loss.vjp: 8 nodes
-  // %148 = sub f64[1] -> d.logit
-  // ncde_sepsis_static.ode:51: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // ncde_sepsis_static.loss.vjp: 7 nodes
+  // %154 = mul f64[1] -> d.logit
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
+    y_bar_logit[l] += (sigmoid(y_logit[l]) - target_y[l]) * loss_bar[l];
   }
 }
 
@@ -6478,7 +6472,7 @@ const plastic_model kModel = {
             .field_vjp = 226304,
             .adjoint_field = 299008,
             .step = 147456,
-            .step_vjp = 1114112,
+            .step_vjp = 1107968,
             .adjoint_step = 758784,
             .output = 64,
             .output_vjp = 0,

@@ -1859,7 +1859,7 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // nrde_depth2.field.step.rk4: 86 nodes
+  // nrde_depth2.field.step.rk4: 85 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2515,15 +2515,14 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %376 = add f64[32] -> z
+  // %388 = add f64[32] -> z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] =
-          (T(h) * ((((v0[i0 * L + l] * 0.16666667f) + (v1[i0 * L + l] * 0.33333334f)) +
-                    (v3[i0 * L + l] * 0.33333334f)) +
-                   v5[i0 * L + l])) +
-          z0_z[i0 * L + l];
+          z0_z[i0 * L + l] + (T(h) * (((v0[i0 * L + l] * 0.16666667f) +
+                                       ((v1[i0 * L + l] + v3[i0 * L + l]) * 0.33333334f)) +
+                                      v5[i0 * L + l]));
     }
   }
 }
@@ -2594,14 +2593,11 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183296);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 198656);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 200704);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202752);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 218112);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216064);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 231424);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 233472);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 235520);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 237568);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 252928);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 268288);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 270336);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248832);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 264192);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2763,7 +2759,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v7[i0 * L + l] = f2_bias[i0] + v6[i0 * L + l];
     }
   }
-  // %388 = contract f64[32] -> v4
+  // %394 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2792,14 +2788,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %389 = add f64[32] -> v6
+  // %395 = add f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v4[i0 * L + l] + z0_z[i0 * L + l];
     }
   }
-  // %460 = contract f64[64] -> v4
+  // %466 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2825,21 +2821,21 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %461 = add f64[64] -> v8
+  // %467 = add f64[64] -> v8
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = f1_layer0_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %463 = relu f64[64] -> v4
+  // %469 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = relu(v8[i0 * L + l]);
     }
   }
-  // %464 = contract f64[64] -> v9
+  // %470 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2865,21 +2861,21 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %465 = add f64[64] -> v10
+  // %471 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v9[i0 * L + l] + f1_layer1_bias[i0];
     }
   }
-  // %467 = relu f64[64] -> v9
+  // %473 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %468 = contract f64[64] -> v11
+  // %474 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2905,14 +2901,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %470 = tanh f64[64] -> v12
+  // %476 = tanh f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = vm::tanh(v11[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
-  // %471 = contract f64[480] -> v13
+  // %477 = contract f64[480] -> v13
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2938,14 +2934,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %473 = reshape f64[32,15] -> v14
+  // %479 = reshape f64[32,15] -> v14
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = f2_bias[i0] + v13[i0 * L + l];
     }
   }
-  // %474 = contract f64[32] -> v11
+  // %480 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2974,14 +2970,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %475 = add f64[32] -> v13
+  // %481 = add f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v11[i0 * L + l] + z0_z[i0 * L + l];
     }
   }
-  // %476 = contract f64[64] -> v11
+  // %482 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3007,21 +3003,21 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %477 = add f64[64] -> v15
+  // %483 = add f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = f1_layer0_bias[i0] + v11[i0 * L + l];
     }
   }
-  // %479 = relu f64[64] -> v11
+  // %485 = relu f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = relu(v15[i0 * L + l]);
     }
   }
-  // %480 = contract f64[64] -> v16
+  // %486 = contract f64[64] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3047,21 +3043,21 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %481 = add f64[64] -> v17
+  // %487 = add f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = f1_layer1_bias[i0] + v16[i0 * L + l];
     }
   }
-  // %482 = relu f64[64] -> v16
+  // %488 = relu f64[64] -> v16
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = relu(v17[i0 * L + l]);
     }
   }
-  // %483 = contract f64[64] -> v18
+  // %489 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3087,14 +3083,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %485 = tanh f64[64] -> v19
+  // %491 = tanh f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v18[i0 * L + l]);
     }
   }
-  // %488 = contract f64[480] -> v20
+  // %494 = contract f64[480] -> v20
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3120,14 +3116,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %490 = reshape f64[32,15] -> v21
+  // %496 = reshape f64[32,15] -> v21
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = f2_bias[i0] + v20[i0 * L + l];
     }
   }
-  // %491 = contract f64[32] -> v18
+  // %497 = contract f64[32] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3156,14 +3152,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l] * T(h);
     }
   }
-  // %492 = add f64[32] -> v20
+  // %498 = add f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = z0_z[i0 * L + l] + v18[i0 * L + l];
     }
   }
-  // %493 = contract f64[64] -> v18
+  // %499 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3189,21 +3185,21 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %494 = add f64[64] -> v22
+  // %500 = add f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = f1_layer0_bias[i0] + v18[i0 * L + l];
     }
   }
-  // %495 = relu f64[64] -> v18
+  // %501 = relu f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = relu(v22[i0 * L + l]);
     }
   }
-  // %496 = contract f64[64] -> v23
+  // %502 = contract f64[64] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3229,21 +3225,21 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %497 = add f64[64] -> v24
+  // %503 = add f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v23[i0 * L + l] + f1_layer1_bias[i0];
     }
   }
-  // %498 = relu f64[64] -> v23
+  // %504 = relu f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = relu(v24[i0 * L + l]);
     }
   }
-  // %499 = contract f64[64] -> v25
+  // %505 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3269,14 +3265,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %501 = tanh f64[64] -> v26
+  // %507 = tanh f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v25[i0 * L + l]);
     }
   }
-  // %504 = contract f64[32,15] -> v27
+  // %510 = contract f64[32,15] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -3286,14 +3282,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %505 = reshape f64[480] -> v28
+  // %511 = reshape f64[480] -> v28
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %506 = contract f64[64] -> v25
+  // %512 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3319,14 +3315,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %507 = mul f64[64] -> v27
+  // %513 = mul f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = (1.0f - square(v26[i0 * L + l])) * v25[i0 * L + l];
     }
   }
-  // %508 = contract f64[64] -> v25
+  // %514 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3352,14 +3348,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %510 = mul f64[64] -> v29
+  // %516 = mul f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v25[i0 * L + l] * step(v24[i0 * L + l]);
     }
   }
-  // %511 = contract f64[64] -> v24
+  // %517 = contract f64[64] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3385,14 +3381,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %513 = mul f64[64] -> v25
+  // %519 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v24[i0 * L + l] * step(v22[i0 * L + l]);
     }
   }
-  // %514 = contract f64[32] -> v22
+  // %520 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3418,14 +3414,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %516 = add f64[32] -> v24
+  // %522 = add f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = (T(h) * v22[i0 * L + l]) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
     }
   }
-  // %517 = contract f64[32,15] -> v30
+  // %523 = contract f64[32,15] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -3434,14 +3430,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %518 = reshape f64[480] -> v31
+  // %524 = reshape f64[480] -> v31
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v30[i0 * L + l];
     }
   }
-  // %519 = contract f64[64] -> v30
+  // %525 = contract f64[64] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3461,20 +3457,20 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %520 = mul f64[64] -> v32
+  // %526 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v30[i0 * L + l];
+      v30[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v22[i0 * L + l];
     }
   }
-  // %521 = contract f64[64] -> v30
+  // %527 = contract f64[64] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3486,28 +3482,28 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %523 = mul f64[64] -> v33
+  // %529 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v30[i0 * L + l] * step(v17[i0 * L + l]);
+      v32[i0 * L + l] = v22[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
-  // %524 = contract f64[64] -> v17
+  // %530 = contract f64[64] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3519,10 +3515,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3533,14 +3529,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %525 = mul f64[64] -> v30
+  // %531 = mul f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = step(v15[i0 * L + l]) * v17[i0 * L + l];
+      v22[i0 * L + l] = step(v15[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %526 = contract f64[32] -> v15
+  // %532 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3552,10 +3548,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3566,7 +3562,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %528 = add f64[32] -> v17
+  // %534 = add f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3574,23 +3570,23 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
           (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f)) + (v15[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %529 = contract f64[32,15] -> v34
+  // %535 = contract f64[32,15] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = v17[i0 * L + l] * u_stages[(i1 + 25) * L + l];
+        v33[(i0 * 15 + i1) * L + l] = v17[i0 * L + l] * u_stages[(i1 + 25) * L + l];
       }
     }
   }
-  // %530 = reshape f64[480] -> v35
+  // %536 = reshape f64[480] -> v34
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v34[i0 * L + l];
+      v34[i0 * L + l] = v33[i0 * L + l];
     }
   }
-  // %531 = contract f64[64] -> v34
+  // %537 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3602,28 +3598,177 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %534 = mul f64[64] -> v36
+  // %540 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v34[i0 * L + l];
+      v33[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %535 = contract f64[64] -> v34
+  // %541 = contract f64[64] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %542 = mul f64[64] -> v35
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = step(v10[i0 * L + l]) * v15[i0 * L + l];
+    }
+  }
+  // %543 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %544 = mul f64[64] -> v15
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = step(v8[i0 * L + l]) * v10[i0 * L + l];
+    }
+  }
+  // %545 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %547 = add f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] =
+          (v8[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
+    }
+  }
+  // %548 = contract f64[32,15] -> v36
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v36[(i0 * 15 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 5) * L + l];
+      }
+    }
+  }
+  // %549 = reshape f64[480] -> v37
+  for (int64_t i0 = 0; i0 < 480; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = v36[i0 * L + l];
+    }
+  }
+  // %550 = contract f64[64] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 480; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %551 = mul f64[64] -> v36
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = v8[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
+    }
+  }
+  // %552 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3643,136 +3788,20 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %536 = mul f64[64] -> v37
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = step(v10[i0 * L + l]) * v34[i0 * L + l];
-    }
-  }
-  // %537 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %538 = mul f64[64] -> v34
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = step(v8[i0 * L + l]) * v10[i0 * L + l];
-    }
-  }
-  // %539 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v34[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v8[(i0 * 4) * L + l] = acc0_v[l];
       v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %541 = add f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] =
-          (v8[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
-    }
-  }
-  // %542 = contract f64[32,15] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 15 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 5) * L + l];
-      }
-    }
-  }
-  // %543 = reshape f64[480] -> v39
-  for (int64_t i0 = 0; i0 < 480; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v38[i0 * L + l];
-    }
-  }
-  // %544 = contract f64[64] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 480; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %545 = mul f64[64] -> v40
+  // %553 = mul f64[64] -> v38
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
+      v38[i0 * L + l] = step(v3[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %546 = contract f64[64] -> v38
+  // %554 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3784,43 +3813,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %547 = mul f64[64] -> v41
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = step(v3[i0 * L + l]) * v38[i0 * L + l];
-    }
-  }
-  // %548 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3831,14 +3827,21 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %549 = mul f64[64] -> v38
+  // %555 = mul f64[64] -> v8
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
+      v8[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %550 = contract f64[32] -> v1
+  // %662 = add f64[64] -> v1
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v25[i0 * L + l] + ((v8[i0 * L + l] + v15[i0 * L + l]) + v22[i0 * L + l]);
+    }
+  }
+  // %663 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3850,135 +3853,133 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %554 = add f64[32] -> d.z
+  // %664 = add f64[32] -> d.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] =
-          v1[i0 * L + l] +
-          (v8[i0 * L + l] + (v15[i0 * L + l] + (z1_bar_z[i0 * L + l] + v22[i0 * L + l])));
+      z0_bar_z[i0 * L + l] = v3[i0 * L + l] + z1_bar_z[i0 * L + l];
     }
   }
-  // %561 = add f64[64,32] -> d.f1.layer0.weight
+  // %567 = add f64[64,32] -> d.f1.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v38[i0 * L + l] * z0_z[i1 * L + l]) +
-                   (((v13[i1 * L + l] * v30[i0 * L + l]) + (v25[i0 * L + l] * v20[i1 * L + l])) +
-                    (v6[i1 * L + l] * v34[i0 * L + l]));
+          sum[l] = (v8[i0 * L + l] * z0_z[i1 * L + l]) +
+                   (((v13[i1 * L + l] * v22[i0 * L + l]) + (v25[i0 * L + l] * v20[i1 * L + l])) +
+                    (v6[i1 * L + l] * v15[i0 * L + l]));
         }
         theta_bar_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %564 = add f64[64] -> d.f1.layer0.bias
+  // %570 = add f64[64] -> d.f1.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v38[i0 * L + l] + ((v25[i0 * L + l] + v30[i0 * L + l]) + v34[i0 * L + l]);
+        sum[l] = v8[i0 * L + l] + ((v25[i0 * L + l] + v22[i0 * L + l]) + v15[i0 * L + l]);
       }
       theta_bar_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %571 = add f64[64,64] -> d.f1.layer1.weight
+  // %577 = add f64[64,64] -> d.f1.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v0[i1 * L + l] * v41[i0 * L + l]) +
-                   (((v29[i0 * L + l] * v18[i1 * L + l]) + (v11[i1 * L + l] * v33[i0 * L + l])) +
-                    (v37[i0 * L + l] * v4[i1 * L + l]));
+          sum[l] = (v0[i1 * L + l] * v38[i0 * L + l]) +
+                   (((v29[i0 * L + l] * v18[i1 * L + l]) + (v11[i1 * L + l] * v32[i0 * L + l])) +
+                    (v35[i0 * L + l] * v4[i1 * L + l]));
         }
         theta_bar_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %574 = add f64[64] -> d.f1.layer1.bias
+  // %580 = add f64[64] -> d.f1.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v29[i0 * L + l] + v33[i0 * L + l]) + v37[i0 * L + l]) + v41[i0 * L + l];
+        sum[l] = ((v29[i0 * L + l] + v32[i0 * L + l]) + v35[i0 * L + l]) + v38[i0 * L + l];
       }
       theta_bar_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %581 = add f64[64,64] -> d.f1.layer2.weight
+  // %587 = add f64[64,64] -> d.f1.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v16[i1 * L + l] * v32[i0 * L + l]) + (v23[i1 * L + l] * v27[i0 * L + l])) +
-                    (v36[i0 * L + l] * v9[i1 * L + l])) +
-                   (v40[i0 * L + l] * v2[i1 * L + l]);
+          sum[l] = (((v16[i1 * L + l] * v30[i0 * L + l]) + (v23[i1 * L + l] * v27[i0 * L + l])) +
+                    (v33[i0 * L + l] * v9[i1 * L + l])) +
+                   (v36[i0 * L + l] * v2[i1 * L + l]);
         }
         theta_bar_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %584 = add f64[64] -> d.f1.layer2.bias
+  // %590 = add f64[64] -> d.f1.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v40[i0 * L + l] + ((v27[i0 * L + l] + v32[i0 * L + l]) + v36[i0 * L + l]);
+        sum[l] = v36[i0 * L + l] + ((v27[i0 * L + l] + v30[i0 * L + l]) + v33[i0 * L + l]);
       }
       theta_bar_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %591 = add f64[480,64] -> d.f2.weight
+  // %597 = add f64[480,64] -> d.f2.weight
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v5[i1 * L + l] * v39[i0 * L + l]) +
+          sum[l] = (v5[i1 * L + l] * v37[i0 * L + l]) +
                    (((v19[i1 * L + l] * v31[i0 * L + l]) + (v26[i1 * L + l] * v28[i0 * L + l])) +
-                    (v12[i1 * L + l] * v35[i0 * L + l]));
+                    (v12[i1 * L + l] * v34[i0 * L + l]));
         }
         theta_bar_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %594 = add f64[480] -> d.f2.bias
+  // %600 = add f64[480] -> d.f2.bias
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v35[i0 * L + l] + (v28[i0 * L + l] + v31[i0 * L + l])) + v39[i0 * L + l];
+        sum[l] = (v34[i0 * L + l] + (v28[i0 * L + l] + v31[i0 * L + l])) + v37[i0 * L + l];
       }
       theta_bar_f2_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_stages_bar) {
-    // %595 = contract f64[15] -> d.dx@0
+    // %601 = contract f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4020,7 +4021,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         u_stages_bar[(i0 + 5) * L + l] += acc0_v[l];
       }
     }
-    // %597 = contract f64[15] -> v0
+    // %603 = contract f64[15] -> v0
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4062,7 +4063,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v0[i0 * L + l] = acc0_v[l];
       }
     }
-    // %596 = contract f64[15] -> v1
+    // %602 = contract f64[15] -> v1
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4104,14 +4105,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v1[i0 * L + l] = acc0_v[l];
       }
     }
-    // %598 = add f64[15] -> d.dx@1
+    // %604 = add f64[15] -> d.dx@1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 25) * L + l] += v0[i0 * L + l] + v1[i0 * L + l];
       }
     }
-    // %599 = contract f64[480] -> v6
+    // %605 = contract f64[480] -> v6
     for (int64_t i0 = 0; i0 < 120; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4137,7 +4138,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
-    // %602 = contract f64[15] -> d.dx@2
+    // %608 = contract f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4266,7 +4267,7 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i = 192; i < 41824; ++i) {
     dtheta[i] = 0.0f;
   }
-  // nrde_depth2.field.adjoint.step.rk4: 255 nodes
+  // nrde_depth2.field.adjoint.step.rk4: 249 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4980,18 +4981,17 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %376 = add f64[32] -> z
+  // %388 = add f64[32] -> z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] =
-          (T(h) * ((((v4[i0 * L + l] * 0.16666667f) + (v11[i0 * L + l] * 0.33333334f)) +
-                    (v18[i0 * L + l] * 0.33333334f)) +
-                   v28[i0 * L + l])) +
-          z0_z[i0 * L + l];
+          z0_z[i0 * L + l] + (T(h) * (((v4[i0 * L + l] * 0.16666667f) +
+                                       ((v11[i0 * L + l] + v18[i0 * L + l]) * 0.33333334f)) +
+                                      v28[i0 * L + l]));
     }
   }
-  // %646 = contract f64[32,15] -> v27
+  // %665 = contract f64[32,15] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -5000,14 +5000,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %647 = reshape f64[480] -> v29
+  // %666 = reshape f64[480] -> v29
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %648 = contract f64[64] -> v4
+  // %667 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5033,14 +5033,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %649 = mul f64[64] -> v11
+  // %668 = mul f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v4[i0 * L + l];
     }
   }
-  // %650 = contract f64[64] -> v4
+  // %669 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5066,14 +5066,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %651 = mul f64[64] -> v18
+  // %670 = mul f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = step(v3[i0 * L + l]) * v4[i0 * L + l];
     }
   }
-  // %652 = contract f64[64] -> v3
+  // %671 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5099,14 +5099,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %653 = mul f64[64] -> v4
+  // %672 = mul f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %654 = contract f64[32] -> v28
+  // %673 = contract f64[32] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5132,14 +5132,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %898 = sub f64[32] -> v1
+  // %917 = sub f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = a0[i0 * L + l] - (v28[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1064 = contract f64[32,15] -> v27
+  // %1083 = contract f64[32,15] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -5148,14 +5148,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1065 = reshape f64[480] -> v30
+  // %1084 = reshape f64[480] -> v30
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %1066 = contract f64[64] -> v1
+  // %1085 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5181,14 +5181,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1067 = mul f64[64] -> v3
+  // %1086 = mul f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v1[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
     }
   }
-  // %1068 = contract f64[64] -> v1
+  // %1087 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5214,14 +5214,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1070 = mul f64[64] -> v25
+  // %1089 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v1[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
-  // %1071 = contract f64[64] -> v1
+  // %1090 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5247,14 +5247,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1072 = mul f64[64] -> v10
+  // %1091 = mul f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v1[i0 * L + l] * step(v8[i0 * L + l]);
     }
   }
-  // %1073 = contract f64[32] -> v1
+  // %1092 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5280,14 +5280,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1078 = sub f64[32] -> v8
+  // %1097 = sub f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1079 = contract f64[32,15] -> v27
+  // %1098 = contract f64[32,15] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -5296,14 +5296,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1080 = reshape f64[480] -> v31
+  // %1099 = reshape f64[480] -> v31
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %1081 = contract f64[64] -> v8
+  // %1100 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5329,14 +5329,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1084 = mul f64[64] -> v27
+  // %1103 = mul f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1085 = contract f64[64] -> v8
+  // %1104 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5362,14 +5362,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1087 = mul f64[64] -> v32
+  // %1106 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = step(v17[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1088 = contract f64[64] -> v8
+  // %1107 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5395,14 +5395,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1089 = mul f64[64] -> v17
+  // %1108 = mul f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = step(v15[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1090 = contract f64[32] -> v8
+  // %1109 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5428,14 +5428,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1096 = sub f64[32] -> v15
+  // %1115 = sub f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = a0[i0 * L + l] - (T(h) * v8[i0 * L + l]);
     }
   }
-  // %1097 = contract f64[32,15] -> v33
+  // %1116 = contract f64[32,15] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -5444,14 +5444,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1098 = reshape f64[480] -> v34
+  // %1117 = reshape f64[480] -> v34
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = v33[i0 * L + l];
     }
   }
-  // %1099 = contract f64[64] -> v15
+  // %1118 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5477,14 +5477,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1100 = mul f64[64] -> v33
+  // %1119 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v26[i0 * L + l]));
     }
   }
-  // %1101 = contract f64[64] -> v15
+  // %1120 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5510,14 +5510,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1103 = mul f64[64] -> v35
+  // %1122 = mul f64[64] -> v35
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v15[i0 * L + l] * step(v24[i0 * L + l]);
     }
   }
-  // %1104 = contract f64[64] -> v15
+  // %1123 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5543,21 +5543,21 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1106 = mul f64[64] -> v24
+  // %1125 = mul f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = step(v22[i0 * L + l]) * v15[i0 * L + l];
     }
   }
-  // %1107 = mul f64[64] -> v15
+  // %1126 = mul f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v24[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1108 = contract f64[32] -> v22
+  // %1127 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5583,26 +5583,25 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1111 = add f64[32] -> a.z
+  // %1248 = add f64[32] -> a.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] =
-          (T(h) * ((((-(v28[i0 * L + l] * 0.16666667f)) - (v1[i0 * L + l] * 0.33333334f)) -
-                    (v8[i0 * L + l] * 0.33333334f)) -
-                   v22[i0 * L + l])) +
-          a0[i0 * L + l];
+      a1[i0 * L + l] = (T(h) * (((-(v28[i0 * L + l] * 0.16666667f)) -
+                                 ((v1[i0 * L + l] + v8[i0 * L + l]) * 0.33333334f)) -
+                                v22[i0 * L + l])) +
+                       a0[i0 * L + l];
     }
   }
-  // %886 = broadcast f64[32,5] -> adj.zeta.weight
+  // %905 = broadcast f64[32,5] -> adj.zeta.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_zeta_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %887 = broadcast f64[32] -> adj.zeta.bias
+  // %906 = broadcast f64[32] -> adj.zeta.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_zeta_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1121 = sub f64[64,32] -> adj.f1.layer0.weight
+  // %1140 = sub f64[64,32] -> adj.f1.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -5618,28 +5617,26 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1127 = mul f64[64] -> adj.f1.layer0.bias
+  // %1257 = mul f64[64] -> adj.f1.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v4[i0 * L + l] * 0.16666667f)) - (v10[i0 * L + l] * 0.33333334f)) -
-                   (v17[i0 * L + l] * 0.33333334f)) -
-                  v15[i0 * L + l]) *
-                 T(h);
+        sum[l] = T(h) * ((-((v4[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f)) -
+                         ((v17[i0 * L + l] + v10[i0 * L + l]) * 0.33333334f));
       }
       dtheta_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1129 = mul f64[64] -> v1
+  // %1148 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v25[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1137 = sub f64[64,64] -> adj.f1.layer1.weight
+  // %1156 = sub f64[64,64] -> adj.f1.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5655,34 +5652,34 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1143 = mul f64[64] -> adj.f1.layer1.bias
+  // %1266 = mul f64[64] -> adj.f1.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v18[i0 * L + l] * 0.16666667f)) - v1[i0 * L + l]) -
-                          (v32[i0 * L + l] * 0.33333334f)) -
-                         (v35[i0 * L + l] * 0.16666667f));
+        sum[l] = ((-((v35[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f)) -
+                  ((v32[i0 * L + l] + v25[i0 * L + l]) * 0.33333334f)) *
+                 T(h);
       }
       dtheta_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1147 = mul f64[64] -> v0
+  // %1167 = contract f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v27[i0 * L + l] * 0.33333334f;
+      v0[i0 * L + l] = (v27[i0 * L + l] * 0.33333334f) * T(h);
     }
   }
-  // %1151 = mul f64[64] -> v1
+  // %1171 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v33[i0 * L + l] * 0.16666667f;
+      v1[i0 * L + l] = (v33[i0 * L + l] * 0.16666667f) * T(h);
     }
   }
-  // %1154 = sub f64[64,64] -> adj.f1.layer2.weight
+  // %1173 = sub f64[64,64] -> adj.f1.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5691,27 +5688,27 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (((-((v2[i1 * L + l] * (T(h) * 0.16666667f)) * v11[i0 * L + l])) -
                      (v3[i0 * L + l] * (v9[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                    ((v0[i0 * L + l] * T(h)) * v16[i1 * L + l])) -
-                   ((v1[i0 * L + l] * T(h)) * v23[i1 * L + l]);
+                    (v0[i0 * L + l] * v16[i1 * L + l])) -
+                   (v1[i0 * L + l] * v23[i1 * L + l]);
         }
         dtheta_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1159 = mul f64[64] -> adj.f1.layer2.bias
+  // %1275 = mul f64[64] -> adj.f1.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v11[i0 * L + l] * 0.16666667f)) - (v3[i0 * L + l] * 0.33333334f)) -
-                          v0[i0 * L + l]) -
-                         v1[i0 * L + l]);
+        sum[l] = ((-((v33[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f)) -
+                  ((v3[i0 * L + l] + v27[i0 * L + l]) * 0.33333334f)) *
+                 T(h);
       }
       dtheta_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1169 = sub f64[480,64] -> adj.f2.weight
+  // %1188 = sub f64[480,64] -> adj.f2.weight
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5727,25 +5724,24 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1176 = mul f64[480] -> adj.f2.bias
+  // %1284 = mul f64[480] -> adj.f2.bias
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v29[i0 * L + l] * 0.16666667f)) - (v30[i0 * L + l] * 0.33333334f)) -
-                   (v31[i0 * L + l] * 0.33333334f)) -
-                  (v34[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((-((v34[i0 * L + l] + v29[i0 * L + l]) * 0.16666667f)) -
+                  ((v31[i0 * L + l] + v30[i0 * L + l]) * 0.33333334f)) *
                  T(h);
       }
       dtheta_f2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %888 = broadcast f64[3,32] -> adj.out.weight
+  // %907 = broadcast f64[3,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %889 = broadcast f64[3] -> adj.out.bias
+  // %908 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -6191,7 +6187,7 @@ const plastic_model kModel = {
             .field_vjp = 45056,
             .adjoint_field = 64512,
             .step = 37888,
-            .step_vjp = 272384,
+            .step_vjp = 266240,
             .adjoint_step = 192512,
             .output = 128,
             .output_vjp = 0,

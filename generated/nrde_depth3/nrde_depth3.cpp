@@ -1858,7 +1858,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // nrde_depth3.field.step.rk4: 85 nodes
+  // nrde_depth3.field.step.rk4: 83 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2507,15 +2507,13 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %379 = add f64[32] -> z
+  // %398 = add f64[32] -> z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_z[i0 * L + l] =
-          z0_z[i0 * L + l] + ((((v3[i0 * L + l] * 0.33333334f) +
-                                ((v0[i0 * L + l] * 0.16666667f) + (v1[i0 * L + l] * 0.33333334f))) +
-                               (v2[i0 * L + l] * 0.16666667f)) *
-                              T(h));
+      z1_z[i0 * L + l] = (T(h) * (((v1[i0 * L + l] + v3[i0 * L + l]) * 0.33333334f) +
+                                  ((v0[i0 * L + l] + v2[i0 * L + l]) * 0.16666667f))) +
+                         z0_z[i0 * L + l];
     }
   }
 }
@@ -2586,14 +2584,11 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 551936);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 608256);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 610304);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 612352);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 668672);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 666624);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 722944);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 724992);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 727040);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 729088);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 785408);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 841728);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 843776);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 781312);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 837632);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2755,7 +2750,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v7[i0 * L + l] = f2_bias[i0] + v6[i0 * L + l];
     }
   }
-  // %394 = contract f64[32] -> v4
+  // %403 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2784,14 +2779,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %395 = add f64[32] -> v6
+  // %404 = add f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = z0_z[i0 * L + l] + v4[i0 * L + l];
     }
   }
-  // %469 = contract f64[64] -> v4
+  // %478 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2817,21 +2812,21 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %470 = add f64[64] -> v8
+  // %479 = add f64[64] -> v8
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = f1_layer0_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %472 = relu f64[64] -> v4
+  // %481 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = relu(v8[i0 * L + l]);
     }
   }
-  // %473 = contract f64[64] -> v9
+  // %482 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2857,21 +2852,21 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %474 = add f64[64] -> v10
+  // %483 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = f1_layer1_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %476 = relu f64[64] -> v9
+  // %485 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %477 = contract f64[64] -> v11
+  // %486 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2897,14 +2892,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %479 = tanh f64[64] -> v12
+  // %488 = tanh f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = vm::tanh(v11[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
-  // %482 = contract f64[1760] -> v13
+  // %491 = contract f64[1760] -> v13
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2930,14 +2925,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %484 = reshape f64[32,55] -> v14
+  // %493 = reshape f64[32,55] -> v14
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v13[i0 * L + l] + f2_bias[i0];
     }
   }
-  // %485 = contract f64[32] -> v11
+  // %494 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2966,14 +2961,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %486 = add f64[32] -> v13
+  // %495 = add f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = z0_z[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %487 = contract f64[64] -> v11
+  // %496 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2999,21 +2994,21 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %488 = add f64[64] -> v15
+  // %497 = add f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = f1_layer0_bias[i0] + v11[i0 * L + l];
     }
   }
-  // %489 = relu f64[64] -> v11
+  // %498 = relu f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = relu(v15[i0 * L + l]);
     }
   }
-  // %490 = contract f64[64] -> v16
+  // %499 = contract f64[64] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3039,21 +3034,21 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %491 = add f64[64] -> v17
+  // %500 = add f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = f1_layer1_bias[i0] + v16[i0 * L + l];
     }
   }
-  // %492 = relu f64[64] -> v16
+  // %501 = relu f64[64] -> v16
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = relu(v17[i0 * L + l]);
     }
   }
-  // %493 = contract f64[64] -> v18
+  // %502 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3079,14 +3074,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %495 = tanh f64[64] -> v19
+  // %504 = tanh f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v18[i0 * L + l]);
     }
   }
-  // %496 = contract f64[1760] -> v20
+  // %505 = contract f64[1760] -> v20
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3112,14 +3107,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %498 = reshape f64[32,55] -> v21
+  // %507 = reshape f64[32,55] -> v21
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = f2_bias[i0] + v20[i0 * L + l];
     }
   }
-  // %499 = contract f64[32] -> v18
+  // %508 = contract f64[32] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3148,14 +3143,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %501 = add f64[32] -> v20
+  // %510 = add f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = (T(h) * v18[i0 * L + l]) + z0_z[i0 * L + l];
     }
   }
-  // %502 = contract f64[64] -> v18
+  // %511 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3181,14 +3176,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %503 = add f64[64] -> v22
+  // %512 = add f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = f1_layer0_bias[i0] + v18[i0 * L + l];
     }
   }
-  // %412 = contract f64[32,55] -> v23
+  // %421 = contract f64[32,55] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -3198,14 +3193,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %505 = reshape f64[1760] -> v24
+  // %514 = reshape f64[1760] -> v24
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v23[i0 * L + l];
     }
   }
-  // %506 = contract f64[64] -> v18
+  // %515 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3231,14 +3226,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %507 = relu f64[64] -> v23
+  // %516 = relu f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = relu(v22[i0 * L + l]);
     }
   }
-  // %508 = contract f64[64] -> v25
+  // %517 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3264,21 +3259,21 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %509 = add f64[64] -> v26
+  // %518 = add f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v25[i0 * L + l] + f1_layer1_bias[i0];
     }
   }
-  // %510 = relu f64[64] -> v25
+  // %519 = relu f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = relu(v26[i0 * L + l]);
     }
   }
-  // %511 = contract f64[64] -> v27
+  // %520 = contract f64[64] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3304,21 +3299,21 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %513 = tanh f64[64] -> v28
+  // %522 = tanh f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = vm::tanh(v27[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
-  // %516 = mul f64[64] -> v27
+  // %525 = mul f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v28[i0 * L + l]));
     }
   }
-  // %517 = contract f64[64] -> v18
+  // %526 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3344,14 +3339,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %519 = mul f64[64] -> v29
+  // %528 = mul f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v18[i0 * L + l] * step(v26[i0 * L + l]);
     }
   }
-  // %520 = contract f64[64] -> v18
+  // %529 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3377,14 +3372,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = mul f64[64] -> v26
+  // %530 = mul f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = step(v22[i0 * L + l]) * v18[i0 * L + l];
     }
   }
-  // %522 = contract f64[32] -> v18
+  // %531 = contract f64[32] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3410,14 +3405,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %524 = add f64[32] -> v22
+  // %533 = add f64[32] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f)) + (v18[i0 * L + l] * T(h));
     }
   }
-  // %525 = contract f64[32,55] -> v30
+  // %534 = contract f64[32,55] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -3426,14 +3421,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %526 = reshape f64[1760] -> v31
+  // %535 = reshape f64[1760] -> v31
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v30[i0 * L + l];
     }
   }
-  // %527 = contract f64[64] -> v30
+  // %536 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3453,20 +3448,20 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %530 = mul f64[64] -> v32
+  // %539 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
+      v30[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %531 = contract f64[64] -> v30
+  // %540 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3478,28 +3473,28 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %533 = mul f64[64] -> v33
+  // %542 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v30[i0 * L + l] * step(v17[i0 * L + l]);
+      v32[i0 * L + l] = v18[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
-  // %534 = contract f64[64] -> v17
+  // %543 = contract f64[64] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3511,10 +3506,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3525,14 +3520,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %536 = mul f64[64] -> v30
+  // %545 = mul f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v17[i0 * L + l] * step(v15[i0 * L + l]);
+      v18[i0 * L + l] = v17[i0 * L + l] * step(v15[i0 * L + l]);
     }
   }
-  // %537 = contract f64[32] -> v15
+  // %546 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3544,10 +3539,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v18[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3558,7 +3553,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %539 = add f64[32] -> v17
+  // %548 = add f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3566,23 +3561,23 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
           (v15[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
     }
   }
-  // %540 = contract f64[32,55] -> v34
+  // %549 = contract f64[32,55] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 55 + i1) * L + l] = v17[i0 * L + l] * u_stages[(i1 + 65) * L + l];
+        v33[(i0 * 55 + i1) * L + l] = v17[i0 * L + l] * u_stages[(i1 + 65) * L + l];
       }
     }
   }
-  // %541 = reshape f64[1760] -> v35
+  // %550 = reshape f64[1760] -> v34
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v34[i0 * L + l];
+      v34[i0 * L + l] = v33[i0 * L + l];
     }
   }
-  // %542 = contract f64[64] -> v34
+  // %551 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3594,28 +3589,177 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %543 = mul f64[64] -> v36
+  // %552 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v34[i0 * L + l];
+      v33[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %544 = contract f64[64] -> v34
+  // %553 = contract f64[64] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %554 = mul f64[64] -> v35
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = v15[i0 * L + l] * step(v10[i0 * L + l]);
+    }
+  }
+  // %555 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %556 = mul f64[64] -> v15
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = step(v8[i0 * L + l]) * v10[i0 * L + l];
+    }
+  }
+  // %557 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %559 = add f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] =
+          (v8[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
+    }
+  }
+  // %560 = contract f64[32,55] -> v36
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 55; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v36[(i0 * 55 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 5) * L + l];
+      }
+    }
+  }
+  // %561 = reshape f64[1760] -> v37
+  for (int64_t i0 = 0; i0 < 1760; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = v36[i0 * L + l];
+    }
+  }
+  // %562 = contract f64[64] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 1760; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %563 = mul f64[64] -> v36
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v8[i0 * L + l];
+    }
+  }
+  // %564 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3635,136 +3779,20 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %545 = mul f64[64] -> v37
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v34[i0 * L + l] * step(v10[i0 * L + l]);
-    }
-  }
-  // %546 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %547 = mul f64[64] -> v34
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = step(v8[i0 * L + l]) * v10[i0 * L + l];
-    }
-  }
-  // %548 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v34[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v8[(i0 * 4) * L + l] = acc0_v[l];
       v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %550 = add f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] =
-          (v8[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
-    }
-  }
-  // %551 = contract f64[32,55] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 55; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 55 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 5) * L + l];
-      }
-    }
-  }
-  // %552 = reshape f64[1760] -> v39
-  for (int64_t i0 = 0; i0 < 1760; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v38[i0 * L + l];
-    }
-  }
-  // %553 = contract f64[64] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 1760; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %554 = mul f64[64] -> v40
+  // %565 = mul f64[64] -> v38
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v38[i0 * L + l];
+      v38[i0 * L + l] = step(v3[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %555 = contract f64[64] -> v38
+  // %566 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3776,43 +3804,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %556 = mul f64[64] -> v41
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = step(v3[i0 * L + l]) * v38[i0 * L + l];
-    }
-  }
-  // %557 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3823,14 +3818,21 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %558 = mul f64[64] -> v38
+  // %567 = mul f64[64] -> v8
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v3[i0 * L + l] * step(v1[i0 * L + l]);
+      v8[i0 * L + l] = v3[i0 * L + l] * step(v1[i0 * L + l]);
     }
   }
-  // %559 = contract f64[32] -> v1
+  // %673 = add f64[64] -> v1
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = ((v8[i0 * L + l] + v26[i0 * L + l]) + v18[i0 * L + l]) + v15[i0 * L + l];
+    }
+  }
+  // %674 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3842,135 +3844,133 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %563 = add f64[32] -> d.z
+  // %675 = add f64[32] -> d.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] =
-          v1[i0 * L + l] +
-          (((v18[i0 * L + l] + z1_bar_z[i0 * L + l]) + v15[i0 * L + l]) + v8[i0 * L + l]);
+      z0_bar_z[i0 * L + l] = z1_bar_z[i0 * L + l] + v3[i0 * L + l];
     }
   }
-  // %570 = add f64[64,32] -> d.f1.layer0.weight
+  // %579 = add f64[64,32] -> d.f1.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v6[i1 * L + l] * v34[i0 * L + l]) +
-                    ((v26[i0 * L + l] * v20[i1 * L + l]) + (v30[i0 * L + l] * v13[i1 * L + l]))) +
-                   (v38[i0 * L + l] * z0_z[i1 * L + l]);
+          sum[l] = ((v6[i1 * L + l] * v15[i0 * L + l]) +
+                    ((v26[i0 * L + l] * v20[i1 * L + l]) + (v18[i0 * L + l] * v13[i1 * L + l]))) +
+                   (v8[i0 * L + l] * z0_z[i1 * L + l]);
         }
         theta_bar_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %573 = add f64[64] -> d.f1.layer0.bias
+  // %582 = add f64[64] -> d.f1.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v38[i0 * L + l] + (v34[i0 * L + l] + (v26[i0 * L + l] + v30[i0 * L + l]));
+        sum[l] = v8[i0 * L + l] + (v15[i0 * L + l] + (v26[i0 * L + l] + v18[i0 * L + l]));
       }
       theta_bar_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %580 = add f64[64,64] -> d.f1.layer1.weight
+  // %589 = add f64[64,64] -> d.f1.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v0[i1 * L + l] * v41[i0 * L + l]) +
-                   ((v37[i0 * L + l] * v4[i1 * L + l]) +
-                    ((v33[i0 * L + l] * v11[i1 * L + l]) + (v23[i1 * L + l] * v29[i0 * L + l])));
+          sum[l] = (v0[i1 * L + l] * v38[i0 * L + l]) +
+                   ((v35[i0 * L + l] * v4[i1 * L + l]) +
+                    ((v32[i0 * L + l] * v11[i1 * L + l]) + (v23[i1 * L + l] * v29[i0 * L + l])));
         }
         theta_bar_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %583 = add f64[64] -> d.f1.layer1.bias
+  // %592 = add f64[64] -> d.f1.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v37[i0 * L + l] + (v33[i0 * L + l] + v29[i0 * L + l])) + v41[i0 * L + l];
+        sum[l] = (v35[i0 * L + l] + (v32[i0 * L + l] + v29[i0 * L + l])) + v38[i0 * L + l];
       }
       theta_bar_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %590 = add f64[64,64] -> d.f1.layer2.weight
+  // %599 = add f64[64,64] -> d.f1.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v40[i0 * L + l] * v2[i1 * L + l]) +
-                   ((v36[i0 * L + l] * v9[i1 * L + l]) +
-                    ((v25[i1 * L + l] * v27[i0 * L + l]) + (v32[i0 * L + l] * v16[i1 * L + l])));
+          sum[l] = (v36[i0 * L + l] * v2[i1 * L + l]) +
+                   ((v33[i0 * L + l] * v9[i1 * L + l]) +
+                    ((v25[i1 * L + l] * v27[i0 * L + l]) + (v30[i0 * L + l] * v16[i1 * L + l])));
         }
         theta_bar_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %593 = add f64[64] -> d.f1.layer2.bias
+  // %602 = add f64[64] -> d.f1.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v40[i0 * L + l] + (v36[i0 * L + l] + (v32[i0 * L + l] + v27[i0 * L + l]));
+        sum[l] = v36[i0 * L + l] + (v33[i0 * L + l] + (v30[i0 * L + l] + v27[i0 * L + l]));
       }
       theta_bar_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %600 = add f64[1760,64] -> d.f2.weight
+  // %609 = add f64[1760,64] -> d.f2.weight
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v12[i1 * L + l] * v35[i0 * L + l]) +
+          sum[l] = ((v12[i1 * L + l] * v34[i0 * L + l]) +
                     ((v24[i0 * L + l] * v28[i1 * L + l]) + (v19[i1 * L + l] * v31[i0 * L + l]))) +
-                   (v5[i1 * L + l] * v39[i0 * L + l]);
+                   (v5[i1 * L + l] * v37[i0 * L + l]);
         }
         theta_bar_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %603 = add f64[1760] -> d.f2.bias
+  // %612 = add f64[1760] -> d.f2.bias
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v39[i0 * L + l] + ((v24[i0 * L + l] + v31[i0 * L + l]) + v35[i0 * L + l]);
+        sum[l] = v37[i0 * L + l] + ((v24[i0 * L + l] + v31[i0 * L + l]) + v34[i0 * L + l]);
       }
       theta_bar_f2_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_stages_bar) {
-    // %604 = contract f64[55] -> d.dx@0
+    // %613 = contract f64[55] -> d.dx@0
     for (int64_t i0 = 0; i0 < 13; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4012,7 +4012,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         u_stages_bar[(i0 + 5) * L + l] += acc0_v[l];
       }
     }
-    // %605 = contract f64[55] -> v0
+    // %614 = contract f64[55] -> v0
     for (int64_t i0 = 0; i0 < 13; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4054,7 +4054,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v0[i0 * L + l] = acc0_v[l];
       }
     }
-    // %606 = contract f64[55] -> v1
+    // %615 = contract f64[55] -> v1
     for (int64_t i0 = 0; i0 < 13; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4096,14 +4096,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v1[i0 * L + l] = acc0_v[l];
       }
     }
-    // %607 = add f64[55] -> d.dx@1
+    // %616 = add f64[55] -> d.dx@1
     for (int64_t i0 = 0; i0 < 55; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 65) * L + l] += v0[i0 * L + l] + v1[i0 * L + l];
       }
     }
-    // %608 = contract f64[1760] -> v6
+    // %617 = contract f64[1760] -> v6
     for (int64_t i0 = 0; i0 < 440; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4129,7 +4129,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
-    // %611 = contract f64[55] -> d.dx@2
+    // %620 = contract f64[55] -> d.dx@2
     for (int64_t i0 = 0; i0 < 13; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4258,7 +4258,7 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i = 192; i < 125024; ++i) {
     dtheta[i] = 0.0f;
   }
-  // nrde_depth3.field.adjoint.step.rk4: 254 nodes
+  // nrde_depth3.field.adjoint.step.rk4: 250 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4965,18 +4965,16 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %379 = add f64[32] -> z
+  // %398 = add f64[32] -> z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_z[i0 * L + l] = z0_z[i0 * L + l] +
-                         ((((v18[i0 * L + l] * 0.33333334f) +
-                            ((v4[i0 * L + l] * 0.16666667f) + (v11[i0 * L + l] * 0.33333334f))) +
-                           (v25[i0 * L + l] * 0.16666667f)) *
-                          T(h));
+      z1_z[i0 * L + l] = (T(h) * (((v11[i0 * L + l] + v18[i0 * L + l]) * 0.33333334f) +
+                                  ((v4[i0 * L + l] + v25[i0 * L + l]) * 0.16666667f))) +
+                         z0_z[i0 * L + l];
     }
   }
-  // %656 = contract f64[32,55] -> v27
+  // %676 = contract f64[32,55] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -4985,14 +4983,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %657 = reshape f64[1760] -> v28
+  // %677 = reshape f64[1760] -> v28
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %658 = contract f64[64] -> v4
+  // %678 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5018,14 +5016,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %659 = mul f64[64] -> v11
+  // %679 = mul f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = v4[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
     }
   }
-  // %660 = contract f64[64] -> v4
+  // %680 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5051,14 +5049,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %661 = mul f64[64] -> v18
+  // %681 = mul f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = step(v3[i0 * L + l]) * v4[i0 * L + l];
     }
   }
-  // %662 = contract f64[64] -> v3
+  // %682 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5084,14 +5082,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %663 = mul f64[64] -> v4
+  // %683 = mul f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v3[i0 * L + l] * step(v1[i0 * L + l]);
     }
   }
-  // %664 = contract f64[32] -> v1
+  // %684 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5117,14 +5115,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %908 = sub f64[32] -> v3
+  // %928 = sub f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1066 = contract f64[32,55] -> v27
+  // %1086 = contract f64[32,55] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -5133,14 +5131,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1067 = reshape f64[1760] -> v29
+  // %1087 = reshape f64[1760] -> v29
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %1068 = contract f64[64] -> v3
+  // %1088 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5166,14 +5164,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1069 = mul f64[64] -> v25
+  // %1089 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v3[i0 * L + l];
     }
   }
-  // %1070 = contract f64[64] -> v3
+  // %1090 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5199,14 +5197,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1071 = mul f64[64] -> v27
+  // %1091 = mul f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = v3[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
-  // %1072 = contract f64[64] -> v3
+  // %1092 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5232,14 +5230,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1073 = mul f64[64] -> v10
+  // %1093 = mul f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = step(v8[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %1074 = contract f64[32] -> v3
+  // %1094 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5265,14 +5263,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1079 = sub f64[32] -> v8
+  // %1099 = sub f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = a0[i0 * L + l] - (v3[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1080 = contract f64[32,55] -> v30
+  // %1100 = contract f64[32,55] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -5281,14 +5279,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1081 = reshape f64[1760] -> v31
+  // %1101 = reshape f64[1760] -> v31
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v30[i0 * L + l];
     }
   }
-  // %1082 = contract f64[64] -> v8
+  // %1102 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5314,14 +5312,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1085 = mul f64[64] -> v30
+  // %1105 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v8[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %1086 = contract f64[64] -> v8
+  // %1106 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5347,14 +5345,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1087 = mul f64[64] -> v32
+  // %1107 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = v8[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
-  // %1088 = contract f64[64] -> v8
+  // %1108 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5380,14 +5378,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1090 = mul f64[64] -> v17
+  // %1110 = mul f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = step(v15[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1091 = contract f64[32] -> v8
+  // %1111 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5413,14 +5411,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1096 = sub f64[32] -> v15
+  // %1116 = sub f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = a0[i0 * L + l] - (T(h) * v8[i0 * L + l]);
     }
   }
-  // %1097 = contract f64[32,55] -> v33
+  // %1117 = contract f64[32,55] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -5429,14 +5427,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1098 = reshape f64[1760] -> v34
+  // %1118 = reshape f64[1760] -> v34
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = v33[i0 * L + l];
     }
   }
-  // %1099 = contract f64[64] -> v15
+  // %1119 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5462,14 +5460,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1102 = mul f64[64] -> v33
+  // %1122 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = (1.0f - square(v26[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %1103 = contract f64[64] -> v15
+  // %1123 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5495,14 +5493,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1105 = mul f64[64] -> v35
+  // %1125 = mul f64[64] -> v35
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v15[i0 * L + l] * step(v24[i0 * L + l]);
     }
   }
-  // %1106 = contract f64[64] -> v15
+  // %1126 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5528,21 +5526,21 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1107 = mul f64[64] -> v24
+  // %1127 = mul f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v15[i0 * L + l] * step(v22[i0 * L + l]);
     }
   }
-  // %1108 = mul f64[64] -> v15
+  // %1128 = mul f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v24[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1109 = contract f64[32] -> v22
+  // %1129 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5568,26 +5566,25 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1112 = add f64[32] -> a.z
+  // %1262 = add f64[32] -> a.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] =
-          (T(h) * ((((-(v1[i0 * L + l] * 0.16666667f)) - (v3[i0 * L + l] * 0.33333334f)) -
-                    (v8[i0 * L + l] * 0.33333334f)) -
-                   v22[i0 * L + l])) +
-          a0[i0 * L + l];
+      a1[i0 * L + l] = (T(h) * (((-(v1[i0 * L + l] * 0.16666667f)) -
+                                 ((v3[i0 * L + l] + v8[i0 * L + l]) * 0.33333334f)) -
+                                v22[i0 * L + l])) +
+                       a0[i0 * L + l];
     }
   }
-  // %896 = broadcast f64[32,5] -> adj.zeta.weight
+  // %916 = broadcast f64[32,5] -> adj.zeta.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_zeta_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %897 = broadcast f64[32] -> adj.zeta.bias
+  // %917 = broadcast f64[32] -> adj.zeta.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_zeta_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1122 = sub f64[64,32] -> adj.f1.layer0.weight
+  // %1142 = sub f64[64,32] -> adj.f1.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -5603,92 +5600,91 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1129 = mul f64[64] -> adj.f1.layer0.bias
+  // %1271 = mul f64[64] -> adj.f1.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v10[i0 * L + l] * 0.33333334f)) - (v4[i0 * L + l] * 0.16666667f)) -
-                          (v17[i0 * L + l] * 0.33333334f)) -
-                         v15[i0 * L + l]);
+        sum[l] = ((-((v17[i0 * L + l] + v10[i0 * L + l]) * 0.33333334f)) -
+                  ((v4[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f)) *
+                 T(h);
       }
       dtheta_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %820 = mul f64[64] -> v1
+  // %1011 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v18[i0 * L + l] * 0.16666667f;
+      v1[i0 * L + l] = (v18[i0 * L + l] * 0.16666667f) * T(h);
     }
   }
-  // %1136 = mul f64[64] -> v3
+  // %1157 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v35[i0 * L + l] * 0.16666667f;
+      v3[i0 * L + l] = (v35[i0 * L + l] * 0.16666667f) * T(h);
     }
   }
-  // %1139 = sub f64[64,64] -> adj.f1.layer1.weight
+  // %1159 = sub f64[64,64] -> adj.f1.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i1 * L + l] * (v1[i0 * L + l] * T(h)))) -
+          sum[l] = (((-(v0[i1 * L + l] * v1[i0 * L + l])) -
                      ((v7[i1 * L + l] * (T(h) * 0.33333334f)) * v27[i0 * L + l])) -
                     (v14[i1 * L + l] * (v32[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                   (v21[i1 * L + l] * (v3[i0 * L + l] * T(h)));
+                   (v21[i1 * L + l] * v3[i0 * L + l]);
         }
         dtheta_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1146 = mul f64[64] -> adj.f1.layer1.bias
+  // %1280 = mul f64[64] -> adj.f1.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v27[i0 * L + l] * 0.33333334f)) - v1[i0 * L + l]) -
-                   (v32[i0 * L + l] * 0.33333334f)) -
-                  v3[i0 * L + l]) *
+        sum[l] = ((-((v32[i0 * L + l] + v27[i0 * L + l]) * 0.33333334f)) -
+                  ((v35[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1148 = mul f64[64] -> v0
+  // %1168 = mul f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v25[i0 * L + l] * 0.33333334f;
     }
   }
-  // %844 = mul f64[64] -> v1
+  // %864 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v11[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1152 = mul f64[64] -> v3
+  // %1173 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v30[i0 * L + l] * 0.33333334f;
+      v3[i0 * L + l] = (v30[i0 * L + l] * 0.33333334f) * T(h);
     }
   }
-  // %1157 = mul f64[64] -> v4
+  // %1177 = mul f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v33[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1159 = sub f64[64,64] -> adj.f1.layer2.weight
+  // %1179 = sub f64[64,64] -> adj.f1.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5697,25 +5693,26 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (((-(v0[i0 * L + l] * (v9[i1 * L + l] * T(h)))) -
                      ((v2[i1 * L + l] * T(h)) * v1[i0 * L + l])) -
-                    ((v3[i0 * L + l] * T(h)) * v16[i1 * L + l])) -
+                    (v3[i0 * L + l] * v16[i1 * L + l])) -
                    ((v23[i1 * L + l] * T(h)) * v4[i0 * L + l]);
         }
         dtheta_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1163 = mul f64[64] -> adj.f1.layer2.bias
+  // %1289 = mul f64[64] -> adj.f1.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v1[i0 * L + l]) - v0[i0 * L + l]) - v3[i0 * L + l]) - v4[i0 * L + l]) * T(h);
+        sum[l] = T(h) * ((-((v11[i0 * L + l] + v33[i0 * L + l]) * 0.16666667f)) -
+                         ((v30[i0 * L + l] + v25[i0 * L + l]) * 0.33333334f));
       }
       dtheta_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1172 = sub f64[1760,64] -> adj.f2.weight
+  // %1192 = sub f64[1760,64] -> adj.f2.weight
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5731,24 +5728,23 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1179 = mul f64[1760] -> adj.f2.bias
+  // %1298 = mul f64[1760] -> adj.f2.bias
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v28[i0 * L + l] * 0.16666667f)) - (v29[i0 * L + l] * 0.33333334f)) -
-                          (v31[i0 * L + l] * 0.33333334f)) -
-                         (v34[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((-((v34[i0 * L + l] + v28[i0 * L + l]) * 0.16666667f)) -
+                         ((v31[i0 * L + l] + v29[i0 * L + l]) * 0.33333334f));
       }
       dtheta_f2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %898 = broadcast f64[3,32] -> adj.out.weight
+  // %918 = broadcast f64[3,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %899 = broadcast f64[3] -> adj.out.bias
+  // %919 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -6194,7 +6190,7 @@ const plastic_model kModel = {
             .field_vjp = 126976,
             .adjoint_field = 187392,
             .step = 118784,
-            .step_vjp = 845824,
+            .step_vjp = 839680,
             .adjoint_step = 616448,
             .output = 128,
             .output_vjp = 0,

@@ -1856,9 +1856,6 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147456);
   T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151552);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159744);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163840);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2988,7 +2985,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
                                                 ((v22[i0 * L + l] * T(h)) * 2.9525986f)));
     }
   }
-  // %1448 = contract f64[128] -> v38
+  // %1448 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3008,20 +3005,20 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1449 = mul f64[128] -> v39
+  // %1449 = mul f64[128] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
+      v22[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
     }
   }
-  // %1450 = contract f64[128] -> v38
+  // %1450 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3033,28 +3030,38 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1451 = mul f64[128] -> v40
+  // %1451 = mul f64[128] -> v26
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v1[i0 * L + l]));
+      v26[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v1[i0 * L + l]));
     }
   }
-  // %1452 = contract f64[128] -> v38
+  // %1693 = add f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] =
+          (v32[i0 * L + l] +
+           (v28[i0 * L + l] + ((v20[i0 * L + l] + v36[i0 * L + l]) + v24[i0 * L + l]))) +
+          v26[i0 * L + l];
+    }
+  }
+  // %1694 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3066,29 +3073,25 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1458 = add f64[128] -> d.u
+  // %1695 = add f64[128] -> d.u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_u[i0 * L + l] =
-          (v34[i0 * L + l] +
-           ((((v15[i0 * L + l] + z1_bar_u[i0 * L + l]) + v22[i0 * L + l]) + v26[i0 * L + l]) +
-            v30[i0 * L + l])) +
-          v38[i0 * L + l];
+      z0_bar_u[i0 * L + l] = v30[i0 * L + l] + z1_bar_u[i0 * L + l];
     }
   }
   // %1469 = add f64[128,128] -> d.f.layer0.weight
@@ -3102,7 +3105,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
                      ((v28[i0 * L + l] * v8[i1 * L + l]) + ((v20[i0 * L + l] * v19[i1 * L + l]) +
                                                             (v12[i1 * L + l] * v24[i0 * L + l])))) +
                     (v0[i1 * L + l] * v36[i0 * L + l])) +
-                   (v40[i0 * L + l] * z0_u[i1 * L + l]);
+                   (v26[i0 * L + l] * z0_u[i1 * L + l]);
         }
         theta_bar_f_layer0_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
@@ -3116,7 +3119,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = ((v32[i0 * L + l] + (v28[i0 * L + l] + (v20[i0 * L + l] + v24[i0 * L + l]))) +
                   v36[i0 * L + l]) +
-                 v40[i0 * L + l];
+                 v26[i0 * L + l];
       }
       theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -3132,7 +3135,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
                       ((v23[i0 * L + l] * v17[i1 * L + l]) + (v16[i0 * L + l] * v7[i1 * L + l]))) +
                      (v31[i0 * L + l] * v9[i1 * L + l])) +
                     (v35[i0 * L + l] * v5[i1 * L + l])) +
-                   (v39[i0 * L + l] * v1[i1 * L + l]);
+                   (v22[i0 * L + l] * v1[i1 * L + l]);
         }
         theta_bar_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
@@ -3146,7 +3149,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = ((v31[i0 * L + l] + (v27[i0 * L + l] + (v16[i0 * L + l] + v23[i0 * L + l]))) +
                   v35[i0 * L + l]) +
-                 v39[i0 * L + l];
+                 v22[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -3227,14 +3230,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // ode_rfwp.field.step.dopri5.fsal: 152 nodes
-  // %3260 = add f64[128] -> v0
+  // %3279 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = (k_first_u[i0 * L + l] * (T(h) * 0.2f)) + z0_u[i0 * L + l];
     }
   }
-  // %3322 = contract f64[128] -> v1
+  // %3341 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3260,14 +3263,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3324 = tanh f64[128] -> v0
+  // %3343 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %3325 = contract f64[128] -> v1
+  // %3344 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3293,14 +3296,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3327 = tanh f64[128] -> v0
+  // %3346 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %3328 = contract f64[128] -> v1
+  // %3347 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3326,14 +3329,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3329 = add f64[128] -> v0
+  // %3348 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v1[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %3333 = add f64[128] -> v1
+  // %3352 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3341,7 +3344,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
                        z0_u[i0 * L + l];
     }
   }
-  // %3334 = contract f64[128] -> v2
+  // %3353 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3367,14 +3370,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3336 = tanh f64[128] -> v1
+  // %3355 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %3337 = contract f64[128] -> v2
+  // %3356 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3400,14 +3403,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3339 = tanh f64[128] -> v1
+  // %3358 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %3340 = contract f64[128] -> v2
+  // %3359 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3433,14 +3436,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3341 = add f64[128] -> v1
+  // %3360 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %3351 = add f64[128] -> v2
+  // %3370 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3450,7 +3453,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
                        z0_u[i0 * L + l];
     }
   }
-  // %3352 = contract f64[128] -> v3
+  // %3371 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3476,14 +3479,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3354 = tanh f64[128] -> v2
+  // %3373 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %3355 = contract f64[128] -> v3
+  // %3374 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3509,14 +3512,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3357 = tanh f64[128] -> v2
+  // %3376 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %3358 = contract f64[128] -> v3
+  // %3377 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3542,14 +3545,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3359 = add f64[128] -> v2
+  // %3378 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
     }
   }
-  // %3363 = add f64[128] -> v3
+  // %3382 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3560,7 +3563,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
           z0_u[i0 * L + l];
     }
   }
-  // %3364 = contract f64[128] -> v4
+  // %3383 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3586,14 +3589,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3366 = tanh f64[128] -> v3
+  // %3385 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %3367 = contract f64[128] -> v4
+  // %3386 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3619,14 +3622,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3369 = tanh f64[128] -> v3
+  // %3388 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3370 = contract f64[128] -> v4
+  // %3389 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3652,14 +3655,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3371 = add f64[128] -> v3
+  // %3390 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v4[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %3381 = add f64[128] -> v4
+  // %3400 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3672,7 +3675,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
           z0_u[i0 * L + l];
     }
   }
-  // %3382 = contract f64[128] -> v0
+  // %3401 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3698,14 +3701,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3384 = tanh f64[128] -> v4
+  // %3403 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %3385 = contract f64[128] -> v0
+  // %3404 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3731,14 +3734,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3387 = tanh f64[128] -> v4
+  // %3406 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %3388 = contract f64[128] -> v0
+  // %3407 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3764,14 +3767,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3389 = add f64[128] -> v4
+  // %3408 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v0[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %3399 = add f64[128] -> u
+  // %3418 = add f64[128] -> u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3784,7 +3787,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
           z0_u[i0 * L + l];
     }
   }
-  // %3400 = add f64[16,8,8] -> W
+  // %3419 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -3797,7 +3800,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %3409 = contract f64[128] -> v0
+  // %3428 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3823,14 +3826,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3411 = tanh f64[128] -> v5
+  // %3430 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %3412 = contract f64[128] -> v0
+  // %3431 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3856,14 +3859,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3414 = tanh f64[128] -> v5
+  // %3433 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3415 = contract f64[128] -> v0
+  // %3434 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3889,14 +3892,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3416 = add f64[128] -> v5
+  // %3435 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %3419 = mul f64[128] -> err.u
+  // %3438 = mul f64[128] -> err.u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3909,7 +3912,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
           T(h);
     }
   }
-  // %3321 = contract f64[16,8,8] -> err.W
+  // %3340 = contract f64[16,8,8] -> err.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -3922,7 +3925,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   if (k_last) {
-    // output k_last.u = %3416
+    // output k_last.u = %3435
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4801,14 +4804,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2186 = sub f64[128] -> v24
+  // %2205 = sub f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = a0[i0 * L + l] - (v6[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %2636 = contract f64[128] -> v25
+  // %2655 = contract f64[128] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4834,14 +4837,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2637 = mul f64[128] -> v24
+  // %2656 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v25[i0 * L + l];
     }
   }
-  // %2638 = contract f64[128] -> v5
+  // %2657 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4867,14 +4870,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2639 = mul f64[128] -> v24
+  // %2658 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = (1.0f - square(v0[i0 * L + l])) * v5[i0 * L + l];
     }
   }
-  // %2640 = contract f64[128] -> v0
+  // %2659 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4900,7 +4903,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2644 = add f64[128] -> v5
+  // %2663 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4908,7 +4911,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
           a0[i0 * L + l] + (((-(v6[i0 * L + l] * 0.075f)) - (v0[i0 * L + l] * 0.225f)) * T(h));
     }
   }
-  // %2645 = contract f64[128] -> v24
+  // %2664 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4934,14 +4937,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2646 = mul f64[128] -> v25
+  // %2665 = mul f64[128] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %2647 = contract f64[128] -> v24
+  // %2666 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4967,14 +4970,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2648 = mul f64[128] -> v26
+  // %2667 = mul f64[128] -> v26
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = (1.0f - square(v8[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %2649 = contract f64[128] -> v24
+  // %2668 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5000,7 +5003,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2657 = add f64[128] -> v27
+  // %2676 = add f64[128] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5010,7 +5013,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
                             T(h));
     }
   }
-  // %2658 = contract f64[128] -> v28
+  // %2677 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5036,14 +5039,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2659 = mul f64[128] -> v29
+  // %2678 = mul f64[128] -> v29
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v28[i0 * L + l];
     }
   }
-  // %2660 = contract f64[128] -> v28
+  // %2679 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5069,14 +5072,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2661 = mul f64[128] -> v30
+  // %2680 = mul f64[128] -> v30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v28[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
     }
   }
-  // %2662 = contract f64[128] -> v28
+  // %2681 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5102,7 +5105,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2672 = add f64[128] -> v31
+  // %2691 = add f64[128] -> v31
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5113,7 +5116,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
                         a0[i0 * L + l];
     }
   }
-  // %2673 = contract f64[128] -> v32
+  // %2692 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5139,14 +5142,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2674 = mul f64[128] -> v33
+  // %2693 = mul f64[128] -> v33
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = (1.0f - square(v17[i0 * L + l])) * v32[i0 * L + l];
     }
   }
-  // %2675 = contract f64[128] -> v32
+  // %2694 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5172,14 +5175,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2676 = mul f64[128] -> v34
+  // %2695 = mul f64[128] -> v34
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v32[i0 * L + l];
     }
   }
-  // %2677 = contract f64[128] -> v32
+  // %2696 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5205,7 +5208,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2689 = add f64[128] -> v35
+  // %2708 = add f64[128] -> v35
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5217,7 +5220,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
                         a0[i0 * L + l];
     }
   }
-  // %2690 = contract f64[128] -> v0
+  // %2709 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5243,14 +5246,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2691 = mul f64[128] -> v36
+  // %2710 = mul f64[128] -> v36
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v36[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v0[i0 * L + l];
     }
   }
-  // %2692 = contract f64[128] -> v0
+  // %2711 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5276,14 +5279,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2693 = mul f64[128] -> v37
+  // %2712 = mul f64[128] -> v37
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v37[i0 * L + l] = v0[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %2694 = contract f64[128] -> v0
+  // %2713 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5309,7 +5312,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2698 = add f64[128] -> a.u
+  // %2717 = add f64[128] -> a.u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5321,14 +5324,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
                        a0[i0 * L + l];
     }
   }
-  // %2174 = add f64[16,8,8] -> a.W
+  // %2193 = add f64[16,8,8] -> a.W
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[(i0 + 128) * L + l] = a0[(i0 + 128) * L + l] + (T(h) * 0.0f);
     }
   }
-  // %2710 = sub f64[128,128] -> adj.f.layer0.weight
+  // %2729 = sub f64[128,128] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5345,7 +5348,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2720 = mul f64[128] -> adj.f.layer0.bias
+  // %2739 = mul f64[128] -> adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5360,7 +5363,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2733 = sub f64[128,128] -> adj.f.layer1.weight
+  // %2752 = sub f64[128,128] -> adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5377,7 +5380,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2742 = mul f64[128] -> adj.f.layer1.bias
+  // %2761 = mul f64[128] -> adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5392,7 +5395,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2753 = sub f64[128,128] -> adj.f.layer2.weight
+  // %2772 = sub f64[128,128] -> adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5409,7 +5412,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2762 = mul f64[128] -> adj.f.layer2.bias
+  // %2781 = mul f64[128] -> adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5424,19 +5427,19 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2175 = broadcast f64[145] -> adj.ln.gain, adj.ln.bias, err.adj.ln.gain, err.adj.ln.bias
+  // %2194 = broadcast f64[145] -> adj.ln.gain, adj.ln.bias, err.adj.ln.gain, err.adj.ln.bias
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     dtheta_ln_gain[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_ln_bias[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 49536] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 49681] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2176 = broadcast f64[16,145] -> adj.Wb, err.adj.Wb
+  // %2195 = broadcast f64[16,145] -> adj.Wb, err.adj.Wb
   for (int64_t i0 = 0; i0 < 2320; ++i0) {
     dtheta_Wb[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 49826] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2177 = broadcast f64[16,8,145] -> adj.Wk, adj.Wv, adj.Wq, err.adj.Wk, err.adj.Wv, err.adj.Wq
+  // %2196 = broadcast f64[16,8,145] -> adj.Wk, adj.Wv, adj.Wq, err.adj.Wk, err.adj.Wv, err.adj.Wq
   for (int64_t i0 = 0; i0 < 18560; ++i0) {
     dtheta_Wk[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_Wv[i0] += (T(h) * 0.0f) * 8.0f;
@@ -5445,7 +5448,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     dtheta_err[i0 + 70706] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 89266] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2178 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias,
+  // %2197 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias,
   // err.adj.ff.norm.gain, err.adj.ff.norm.bias, err.adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * 0.0f) * 8.0f;
@@ -5455,27 +5458,27 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     dtheta_err[i0 + 107954] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 239666] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2179 = broadcast f64[512,128] -> adj.ff.up.weight, err.adj.ff.up.weight
+  // %2198 = broadcast f64[512,128] -> adj.ff.up.weight, err.adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 108082] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2180 = broadcast f64[512] -> adj.ff.up.bias, err.adj.ff.up.bias
+  // %2199 = broadcast f64[512] -> adj.ff.up.bias, err.adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 173618] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2181 = broadcast f64[128,512] -> adj.ff.down.weight, err.adj.ff.down.weight
+  // %2200 = broadcast f64[128,512] -> adj.ff.down.weight, err.adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 174130] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2182 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
+  // %2201 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
   for (int64_t i0 = 0; i0 < 2176; ++i0) {
     dtheta_dec_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 239794] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2183 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
+  // %2202 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     dtheta_dec_bias[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 241970] += (T(h) * 0.0f) * 8.0f;
@@ -5585,7 +5588,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
           T(h);
     }
   }
-  // %2771 = contract f64[128] -> v3
+  // %2790 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5611,14 +5614,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2774 = mul f64[128] -> v10
+  // %2793 = mul f64[128] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v40[i0 * L + l]));
     }
   }
-  // %2775 = contract f64[128] -> v3
+  // %2794 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5644,14 +5647,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2778 = mul f64[128] -> v14
+  // %2797 = mul f64[128] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v39[i0 * L + l]));
     }
   }
-  // %2779 = contract f64[128] -> v3
+  // %2798 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5677,7 +5680,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2782 = mul f64[128] -> err.a.u
+  // %2801 = mul f64[128] -> err.a.u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5690,14 +5693,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
           T(h);
     }
   }
-  // %2036 = mul f64[128] -> v0
+  // %2055 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v23[i0 * L + l] * 0.0012326388f;
     }
   }
-  // %2797 = add f64[128,128] -> err.adj.f.layer0.weight
+  // %2816 = add f64[128,128] -> err.adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5715,7 +5718,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2808 = mul f64[128] -> err.adj.f.layer0.bias
+  // %2827 = mul f64[128] -> err.adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5731,14 +5734,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       dtheta_err[i0 + 16384] += lane_sum<L>(sum);
     }
   }
-  // %2072 = mul f64[128] -> v0
+  // %2091 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v22[i0 * L + l] * 0.0012326388f;
     }
   }
-  // %2823 = add f64[128,128] -> err.adj.f.layer1.weight
+  // %2842 = add f64[128,128] -> err.adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5756,7 +5759,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2834 = mul f64[128] -> err.adj.f.layer1.bias
+  // %2853 = mul f64[128] -> err.adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5772,7 +5775,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       dtheta_err[i0 + 32896] += lane_sum<L>(sum);
     }
   }
-  // %2849 = add f64[128,128] -> err.adj.f.layer2.weight
+  // %2868 = add f64[128,128] -> err.adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5790,7 +5793,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2860 = mul f64[128] -> err.adj.f.layer2.bias
+  // %2879 = mul f64[128] -> err.adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -8228,7 +8231,7 @@ const plastic_model kModel = {
             .field_vjp = 20480,
             .adjoint_field = 20480,
             .step = 24576,
-            .step_vjp = 167936,
+            .step_vjp = 155648,
             .step_adaptive = 24576,
             .adjoint_step = 167936,
             .output = 576,

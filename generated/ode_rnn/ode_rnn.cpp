@@ -1200,14 +1200,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v1[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %489 = add f64[128] -> v0
+  // %500 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = z0_h[i0 * L + l] + (v1[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %547 = contract f64[128] -> v2
+  // %558 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1233,14 +1233,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %549 = tanh f64[128] -> v0
+  // %560 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %550 = contract f64[128] -> v2
+  // %561 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1266,14 +1266,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %552 = tanh f64[128] -> v0
+  // %563 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %553 = contract f64[128] -> v2
+  // %564 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1299,14 +1299,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %554 = add f64[128] -> v0
+  // %565 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %558 = add f64[128] -> v2
+  // %569 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1314,7 +1314,7 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
           (((v0[i0 * L + l] * 0.225f) + (v1[i0 * L + l] * 0.075f)) * T(h)) + z0_h[i0 * L + l];
     }
   }
-  // %559 = contract f64[128] -> v3
+  // %570 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1340,14 +1340,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %561 = tanh f64[128] -> v2
+  // %572 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %562 = contract f64[128] -> v3
+  // %573 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1373,14 +1373,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %564 = tanh f64[128] -> v2
+  // %575 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %565 = contract f64[128] -> v3
+  // %576 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1406,14 +1406,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %566 = add f64[128] -> v2
+  // %577 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
     }
   }
-  // %574 = add f64[128] -> v3
+  // %585 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1423,7 +1423,7 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
                        z0_h[i0 * L + l];
     }
   }
-  // %575 = contract f64[128] -> v4
+  // %586 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1449,14 +1449,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %577 = tanh f64[128] -> v3
+  // %588 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %578 = contract f64[128] -> v4
+  // %589 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1482,14 +1482,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %580 = tanh f64[128] -> v3
+  // %591 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %581 = contract f64[128] -> v4
+  // %592 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1515,14 +1515,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %582 = add f64[128] -> v3
+  // %593 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v4[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %592 = add f64[128] -> v4
+  // %603 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1533,7 +1533,7 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
                        z0_h[i0 * L + l];
     }
   }
-  // %593 = contract f64[128] -> v5
+  // %604 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1559,14 +1559,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %595 = tanh f64[128] -> v4
+  // %606 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %596 = contract f64[128] -> v5
+  // %607 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1592,14 +1592,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %598 = tanh f64[128] -> v4
+  // %609 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %599 = contract f64[128] -> v5
+  // %610 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1625,14 +1625,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %600 = add f64[128] -> v4
+  // %611 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v5[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %612 = add f64[128] -> v5
+  // %623 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1644,7 +1644,7 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
                        z0_h[i0 * L + l];
     }
   }
-  // %613 = contract f64[128] -> v0
+  // %624 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1670,14 +1670,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %615 = tanh f64[128] -> v5
+  // %626 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %616 = contract f64[128] -> v0
+  // %627 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1703,14 +1703,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %618 = tanh f64[128] -> v5
+  // %629 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %619 = contract f64[128] -> v0
+  // %630 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1736,7 +1736,7 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %624 = add f64[128] -> h
+  // %635 = add f64[128] -> h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1813,9 +1813,6 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
   T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147456);
   T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151552);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159744);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163840);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1926,14 +1923,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v3[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %489 = add f64[128] -> v0
+  // %500 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = z0_h[i0 * L + l] + (v3[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %547 = contract f64[128] -> v4
+  // %558 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1959,14 +1956,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %549 = tanh f64[128] -> v5
+  // %560 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %550 = contract f64[128] -> v4
+  // %561 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1992,14 +1989,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %552 = tanh f64[128] -> v6
+  // %563 = tanh f64[128] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %553 = contract f64[128] -> v4
+  // %564 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2025,14 +2022,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %554 = add f64[128] -> v7
+  // %565 = add f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %558 = add f64[128] -> v4
+  // %569 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2040,7 +2037,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
           (((v7[i0 * L + l] * 0.225f) + (v3[i0 * L + l] * 0.075f)) * T(h)) + z0_h[i0 * L + l];
     }
   }
-  // %559 = contract f64[128] -> v8
+  // %570 = contract f64[128] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2066,14 +2063,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %561 = tanh f64[128] -> v9
+  // %572 = tanh f64[128] -> v9
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v8[i0 * L + l]);
     }
   }
-  // %562 = contract f64[128] -> v8
+  // %573 = contract f64[128] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2099,14 +2096,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %564 = tanh f64[128] -> v10
+  // %575 = tanh f64[128] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v8[i0 * L + l]);
     }
   }
-  // %565 = contract f64[128] -> v8
+  // %576 = contract f64[128] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2132,14 +2129,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %566 = add f64[128] -> v11
+  // %577 = add f64[128] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = f_layer2_bias[i0] + v8[i0 * L + l];
     }
   }
-  // %574 = add f64[128] -> v8
+  // %585 = add f64[128] -> v8
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2149,7 +2146,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
                        z0_h[i0 * L + l];
     }
   }
-  // %575 = contract f64[128] -> v12
+  // %586 = contract f64[128] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2175,14 +2172,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %577 = tanh f64[128] -> v13
+  // %588 = tanh f64[128] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v12[i0 * L + l]);
     }
   }
-  // %578 = contract f64[128] -> v12
+  // %589 = contract f64[128] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2208,14 +2205,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %580 = tanh f64[128] -> v14
+  // %591 = tanh f64[128] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = vm::tanh(v12[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %581 = contract f64[128] -> v12
+  // %592 = contract f64[128] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2241,14 +2238,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %582 = add f64[128] -> v15
+  // %593 = add f64[128] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v12[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %592 = add f64[128] -> v12
+  // %603 = add f64[128] -> v12
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2259,7 +2256,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
                         z0_h[i0 * L + l];
     }
   }
-  // %593 = contract f64[128] -> v16
+  // %604 = contract f64[128] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2285,14 +2282,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %595 = tanh f64[128] -> v17
+  // %606 = tanh f64[128] -> v17
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v16[i0 * L + l]);
     }
   }
-  // %596 = contract f64[128] -> v16
+  // %607 = contract f64[128] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2318,14 +2315,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %598 = tanh f64[128] -> v18
+  // %609 = tanh f64[128] -> v18
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v16[i0 * L + l]);
     }
   }
-  // %599 = contract f64[128] -> v16
+  // %610 = contract f64[128] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2351,7 +2348,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %612 = add f64[128] -> v19
+  // %623 = add f64[128] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2363,7 +2360,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
                         z0_h[i0 * L + l];
     }
   }
-  // %613 = contract f64[128] -> v3
+  // %624 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2389,14 +2386,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %615 = tanh f64[128] -> v7
+  // %626 = tanh f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %616 = contract f64[128] -> v3
+  // %627 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2422,21 +2419,21 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %618 = tanh f64[128] -> v11
+  // %629 = tanh f64[128] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %344 = mul f64[128] -> v3
+  // %355 = mul f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (z1_bar_h[i0 * L + l] * T(h)) * 0.13095239f;
     }
   }
-  // %346 = contract f64[128] -> v15
+  // %357 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2462,14 +2459,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %951 = mul f64[128] -> v16
+  // %962 = mul f64[128] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %952 = contract f64[128] -> v15
+  // %963 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2495,14 +2492,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %953 = mul f64[128] -> v20
+  // %964 = mul f64[128] -> v20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %954 = contract f64[128] -> v15
+  // %965 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2528,7 +2525,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %960 = add f64[128] -> v21
+  // %971 = add f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2536,7 +2533,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
                         ((v15[i0 * L + l] * T(h)) * (-0.27353132f));
     }
   }
-  // %961 = contract f64[128] -> v22
+  // %972 = contract f64[128] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2562,14 +2559,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %962 = mul f64[128] -> v23
+  // %973 = mul f64[128] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v22[i0 * L + l];
     }
   }
-  // %963 = contract f64[128] -> v22
+  // %974 = contract f64[128] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2595,14 +2592,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %966 = mul f64[128] -> v24
+  // %977 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %967 = contract f64[128] -> v22
+  // %978 = contract f64[128] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2628,7 +2625,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %971 = add f64[128] -> v25
+  // %982 = add f64[128] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2637,7 +2634,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
           ((z1_bar_h[i0 * L + l] * T(h)) * 0.6510417f);
     }
   }
-  // %972 = contract f64[128] -> v26
+  // %983 = contract f64[128] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2663,14 +2660,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %973 = mul f64[128] -> v27
+  // %984 = mul f64[128] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v26[i0 * L + l];
     }
   }
-  // %974 = contract f64[128] -> v26
+  // %985 = contract f64[128] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2696,14 +2693,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %977 = mul f64[128] -> v28
+  // %988 = mul f64[128] -> v28
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v26[i0 * L + l];
     }
   }
-  // %978 = contract f64[128] -> v26
+  // %989 = contract f64[128] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2729,7 +2726,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %985 = add f64[128] -> v29
+  // %996 = add f64[128] -> v29
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2739,7 +2736,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
           ((z1_bar_h[i0 * L + l] * T(h)) * 0.4492363f);
     }
   }
-  // %986 = contract f64[128] -> v30
+  // %997 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2765,14 +2762,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %989 = mul f64[128] -> v31
+  // %1000 = mul f64[128] -> v31
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v10[i0 * L + l]));
     }
   }
-  // %990 = contract f64[128] -> v30
+  // %1001 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2798,14 +2795,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %991 = mul f64[128] -> v32
+  // %1002 = mul f64[128] -> v32
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
     }
   }
-  // %992 = contract f64[128] -> v30
+  // %1003 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2831,7 +2828,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1003 = add f64[128] -> v33
+  // %1014 = add f64[128] -> v33
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2841,7 +2838,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
                                                  ((v26[i0 * L + l] * T(h)) * (-3.7333333f)));
     }
   }
-  // %1004 = contract f64[128] -> v34
+  // %1015 = contract f64[128] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2867,14 +2864,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1007 = mul f64[128] -> v35
+  // %1018 = mul f64[128] -> v35
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = (1.0f - square(v6[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %1008 = contract f64[128] -> v34
+  // %1019 = contract f64[128] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2900,14 +2897,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1011 = mul f64[128] -> v36
+  // %1022 = mul f64[128] -> v36
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v36[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %1012 = contract f64[128] -> v34
+  // %1023 = contract f64[128] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2933,7 +2930,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1023 = add f64[128] -> v37
+  // %1034 = add f64[128] -> v37
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2945,7 +2942,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
            (v30[i0 * L + l] * (T(h) * 0.075f)));
     }
   }
-  // %1024 = contract f64[128] -> v38
+  // %1035 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2965,20 +2962,20 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1025 = mul f64[128] -> v39
+  // %1036 = mul f64[128] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = (1.0f - square(v2[i0 * L + l])) * v38[i0 * L + l];
+      v22[i0 * L + l] = (1.0f - square(v2[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %1026 = contract f64[128] -> v38
+  // %1037 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2990,28 +2987,38 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1027 = mul f64[128] -> v40
+  // %1038 = mul f64[128] -> v26
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = (1.0f - square(v1[i0 * L + l])) * v38[i0 * L + l];
+      v26[i0 * L + l] = (1.0f - square(v1[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %1028 = contract f64[128] -> v38
+  // %1287 = add f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] =
+          (v24[i0 * L + l] +
+           (v20[i0 * L + l] + ((v32[i0 * L + l] + v36[i0 * L + l]) + v28[i0 * L + l]))) +
+          v26[i0 * L + l];
+    }
+  }
+  // %1288 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3023,39 +3030,35 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1029 = add f64[128] -> d.h
+  // %1289 = add f64[128] -> d.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] =
-          (v34[i0 * L + l] +
-           (v30[i0 * L + l] +
-            (v26[i0 * L + l] + ((v15[i0 * L + l] + z1_bar_h[i0 * L + l]) + v22[i0 * L + l])))) +
-          v38[i0 * L + l];
+      z0_bar_h[i0 * L + l] = v30[i0 * L + l] + z1_bar_h[i0 * L + l];
     }
   }
-  // %1040 = add f64[128,128] -> d.f.layer0.weight
+  // %1051 = add f64[128,128] -> d.f.layer0.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v40[i0 * L + l] * z0_h[i1 * L + l]) +
+          sum[l] = (v26[i0 * L + l] * z0_h[i1 * L + l]) +
                    ((v0[i1 * L + l] * v36[i0 * L + l]) +
                     ((v32[i0 * L + l] * v4[i1 * L + l]) +
                      (((v20[i0 * L + l] * v19[i1 * L + l]) + (v12[i1 * L + l] * v24[i0 * L + l])) +
@@ -3065,7 +3068,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %1045 = add f64[128] -> d.f.layer0.bias
+  // %1056 = add f64[128] -> d.f.layer0.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -3073,12 +3076,12 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = ((v32[i0 * L + l] + ((v20[i0 * L + l] + v24[i0 * L + l]) + v28[i0 * L + l])) +
                   v36[i0 * L + l]) +
-                 v40[i0 * L + l];
+                 v26[i0 * L + l];
       }
       theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1056 = add f64[128,128] -> d.f.layer1.weight
+  // %1067 = add f64[128,128] -> d.f.layer1.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -3089,13 +3092,13 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
                     ((v9[i1 * L + l] * v31[i0 * L + l]) +
                      (((v16[i0 * L + l] * v7[i1 * L + l]) + (v23[i0 * L + l] * v17[i1 * L + l])) +
                       (v13[i1 * L + l] * v27[i0 * L + l])))) +
-                   (v39[i0 * L + l] * v1[i1 * L + l]);
+                   (v22[i0 * L + l] * v1[i1 * L + l]);
         }
         theta_bar_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1061 = add f64[128] -> d.f.layer1.bias
+  // %1072 = add f64[128] -> d.f.layer1.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -3103,12 +3106,12 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = (((v27[i0 * L + l] + (v16[i0 * L + l] + v23[i0 * L + l])) + v31[i0 * L + l]) +
                   v35[i0 * L + l]) +
-                 v39[i0 * L + l];
+                 v22[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1072 = add f64[128,128] -> d.f.layer2.weight
+  // %1083 = add f64[128,128] -> d.f.layer2.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -3125,7 +3128,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %1077 = add f64[128] -> d.f.layer2.bias
+  // %1088 = add f64[128] -> d.f.layer2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -3173,14 +3176,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // ode_rnn.field.step.dopri5.fsal: 142 nodes
-  // %2745 = add f64[128] -> v0
+  // %2780 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = z0_h[i0 * L + l] + (k_first_h[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %2799 = contract f64[128] -> v1
+  // %2834 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3206,14 +3209,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2801 = tanh f64[128] -> v0
+  // %2836 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %2802 = contract f64[128] -> v1
+  // %2837 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3239,14 +3242,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2804 = tanh f64[128] -> v0
+  // %2839 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(v1[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %2805 = contract f64[128] -> v1
+  // %2840 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3272,14 +3275,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2806 = add f64[128] -> v0
+  // %2841 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = f_layer2_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %2812 = add f64[128] -> v1
+  // %2847 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3287,7 +3290,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
                        (((k_first_h[i0 * L + l] * 0.075f) + (v0[i0 * L + l] * 0.225f)) * T(h));
     }
   }
-  // %2813 = contract f64[128] -> v2
+  // %2848 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3313,14 +3316,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2815 = tanh f64[128] -> v1
+  // %2850 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %2816 = contract f64[128] -> v2
+  // %2851 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3346,14 +3349,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2818 = tanh f64[128] -> v1
+  // %2853 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %2819 = contract f64[128] -> v2
+  // %2854 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3379,14 +3382,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2820 = add f64[128] -> v1
+  // %2855 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %2824 = add f64[128] -> v2
+  // %2859 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3396,7 +3399,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
                        z0_h[i0 * L + l];
     }
   }
-  // %2825 = contract f64[128] -> v3
+  // %2860 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3422,14 +3425,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2827 = tanh f64[128] -> v2
+  // %2862 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %2828 = contract f64[128] -> v3
+  // %2863 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3455,14 +3458,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2830 = tanh f64[128] -> v2
+  // %2865 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = vm::tanh(v3[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %2831 = contract f64[128] -> v3
+  // %2866 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3488,14 +3491,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2832 = add f64[128] -> v2
+  // %2867 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
     }
   }
-  // %2846 = add f64[128] -> v3
+  // %2881 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3506,7 +3509,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
                         T(h));
     }
   }
-  // %2847 = contract f64[128] -> v4
+  // %2882 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3532,14 +3535,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2849 = tanh f64[128] -> v3
+  // %2884 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %2850 = contract f64[128] -> v4
+  // %2885 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3565,14 +3568,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2852 = tanh f64[128] -> v3
+  // %2887 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %2853 = contract f64[128] -> v4
+  // %2888 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3598,14 +3601,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2854 = add f64[128] -> v3
+  // %2889 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %2858 = add f64[128] -> v4
+  // %2893 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3618,7 +3621,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
           z0_h[i0 * L + l];
     }
   }
-  // %2859 = contract f64[128] -> v0
+  // %2894 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3644,14 +3647,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2861 = tanh f64[128] -> v4
+  // %2896 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %2862 = contract f64[128] -> v0
+  // %2897 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3677,14 +3680,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2864 = tanh f64[128] -> v4
+  // %2899 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %2865 = contract f64[128] -> v0
+  // %2900 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3710,14 +3713,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2866 = add f64[128] -> v4
+  // %2901 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %2876 = add f64[128] -> h
+  // %2911 = add f64[128] -> h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3730,7 +3733,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
            T(h));
     }
   }
-  // %2877 = contract f64[128] -> v0
+  // %2912 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3756,14 +3759,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2879 = tanh f64[128] -> v5
+  // %2914 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %2880 = contract f64[128] -> v0
+  // %2915 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3789,14 +3792,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2882 = tanh f64[128] -> v5
+  // %2917 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %2883 = contract f64[128] -> v0
+  // %2918 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3822,14 +3825,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2884 = add f64[128] -> v5
+  // %2919 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %2895 = mul f64[128] -> err.h
+  // %2930 = mul f64[128] -> err.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3843,7 +3846,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     }
   }
   if (k_last) {
-    // output k_last.h = %2884
+    // output k_last.h = %2919
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4046,14 +4049,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v3[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %489 = add f64[128] -> v0
+  // %500 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = z0_h[i0 * L + l] + (v3[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %547 = contract f64[128] -> v4
+  // %558 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4079,14 +4082,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %549 = tanh f64[128] -> v0
+  // %560 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %550 = contract f64[128] -> v4
+  // %561 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4112,14 +4115,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %552 = tanh f64[128] -> v5
+  // %563 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %553 = contract f64[128] -> v4
+  // %564 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4145,14 +4148,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %554 = add f64[128] -> v6
+  // %565 = add f64[128] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %558 = add f64[128] -> v4
+  // %569 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4160,7 +4163,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
           (((v6[i0 * L + l] * 0.225f) + (v3[i0 * L + l] * 0.075f)) * T(h)) + z0_h[i0 * L + l];
     }
   }
-  // %559 = contract f64[128] -> v7
+  // %570 = contract f64[128] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4186,14 +4189,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %561 = tanh f64[128] -> v8
+  // %572 = tanh f64[128] -> v8
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v7[i0 * L + l]);
     }
   }
-  // %562 = contract f64[128] -> v7
+  // %573 = contract f64[128] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4219,14 +4222,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %564 = tanh f64[128] -> v9
+  // %575 = tanh f64[128] -> v9
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v7[i0 * L + l]);
     }
   }
-  // %565 = contract f64[128] -> v7
+  // %576 = contract f64[128] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4252,14 +4255,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %566 = add f64[128] -> v10
+  // %577 = add f64[128] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = f_layer2_bias[i0] + v7[i0 * L + l];
     }
   }
-  // %574 = add f64[128] -> v7
+  // %585 = add f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4269,7 +4272,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                        z0_h[i0 * L + l];
     }
   }
-  // %575 = contract f64[128] -> v11
+  // %586 = contract f64[128] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4295,14 +4298,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %577 = tanh f64[128] -> v12
+  // %588 = tanh f64[128] -> v12
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v11[i0 * L + l]);
     }
   }
-  // %578 = contract f64[128] -> v11
+  // %589 = contract f64[128] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4328,14 +4331,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %580 = tanh f64[128] -> v13
+  // %591 = tanh f64[128] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = vm::tanh(v11[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %581 = contract f64[128] -> v11
+  // %592 = contract f64[128] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4361,14 +4364,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %582 = add f64[128] -> v14
+  // %593 = add f64[128] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v11[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %592 = add f64[128] -> v11
+  // %603 = add f64[128] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4379,7 +4382,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                         z0_h[i0 * L + l];
     }
   }
-  // %593 = contract f64[128] -> v15
+  // %604 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4405,14 +4408,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %595 = tanh f64[128] -> v16
+  // %606 = tanh f64[128] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v15[i0 * L + l]);
     }
   }
-  // %596 = contract f64[128] -> v15
+  // %607 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4438,14 +4441,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %598 = tanh f64[128] -> v17
+  // %609 = tanh f64[128] -> v17
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v15[i0 * L + l]);
     }
   }
-  // %599 = contract f64[128] -> v15
+  // %610 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4471,14 +4474,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %600 = add f64[128] -> v18
+  // %611 = add f64[128] -> v18
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = v15[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %612 = add f64[128] -> v15
+  // %623 = add f64[128] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4490,7 +4493,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                         z0_h[i0 * L + l];
     }
   }
-  // %613 = contract f64[128] -> v6
+  // %624 = contract f64[128] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4516,14 +4519,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %615 = tanh f64[128] -> v19
+  // %626 = tanh f64[128] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v6[i0 * L + l]);
     }
   }
-  // %616 = contract f64[128] -> v6
+  // %627 = contract f64[128] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4549,14 +4552,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %618 = tanh f64[128] -> v20
+  // %629 = tanh f64[128] -> v20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v6[i0 * L + l]);
     }
   }
-  // %619 = contract f64[128] -> v6
+  // %630 = contract f64[128] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4582,14 +4585,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %620 = add f64[128] -> v21
+  // %631 = add f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = f_layer2_bias[i0] + v6[i0 * L + l];
     }
   }
-  // %624 = add f64[128] -> h
+  // %635 = add f64[128] -> h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4698,14 +4701,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1717 = sub f64[128] -> v24
+  // %1752 = sub f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = a0[i0 * L + l] - (v6[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %2153 = contract f64[128] -> v25
+  // %2188 = contract f64[128] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4731,14 +4734,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2154 = mul f64[128] -> v24
+  // %2189 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
     }
   }
-  // %2155 = contract f64[128] -> v5
+  // %2190 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4764,14 +4767,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2156 = mul f64[128] -> v24
+  // %2191 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v5[i0 * L + l] * (1.0f - square(v0[i0 * L + l]));
     }
   }
-  // %2157 = contract f64[128] -> v0
+  // %2192 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4797,7 +4800,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2162 = add f64[128] -> v5
+  // %2197 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4805,7 +4808,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
           a0[i0 * L + l] + (((-(v0[i0 * L + l] * 0.225f)) - (v6[i0 * L + l] * 0.075f)) * T(h));
     }
   }
-  // %2163 = contract f64[128] -> v24
+  // %2198 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4831,14 +4834,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2164 = mul f64[128] -> v25
+  // %2199 = mul f64[128] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
     }
   }
-  // %2165 = contract f64[128] -> v24
+  // %2200 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4864,14 +4867,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2166 = mul f64[128] -> v26
+  // %2201 = mul f64[128] -> v26
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = (1.0f - square(v8[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %2167 = contract f64[128] -> v24
+  // %2202 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4897,7 +4900,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2176 = add f64[128] -> v27
+  // %2211 = add f64[128] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4907,7 +4910,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                             T(h));
     }
   }
-  // %2177 = contract f64[128] -> v28
+  // %2212 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4933,14 +4936,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2178 = mul f64[128] -> v29
+  // %2213 = mul f64[128] -> v29
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v28[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
     }
   }
-  // %2179 = contract f64[128] -> v28
+  // %2214 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4966,14 +4969,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2180 = mul f64[128] -> v30
+  // %2215 = mul f64[128] -> v30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v28[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
     }
   }
-  // %2181 = contract f64[128] -> v28
+  // %2216 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4999,7 +5002,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2191 = add f64[128] -> v31
+  // %2226 = add f64[128] -> v31
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5010,7 +5013,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                          T(h));
     }
   }
-  // %2192 = contract f64[128] -> v32
+  // %2227 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5036,14 +5039,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2193 = mul f64[128] -> v33
+  // %2228 = mul f64[128] -> v33
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = v32[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %2194 = contract f64[128] -> v32
+  // %2229 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5069,14 +5072,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2195 = mul f64[128] -> v34
+  // %2230 = mul f64[128] -> v34
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = v32[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
     }
   }
-  // %2196 = contract f64[128] -> v32
+  // %2231 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5102,7 +5105,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2208 = add f64[128] -> v35
+  // %2243 = add f64[128] -> v35
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5114,7 +5117,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                             T(h));
     }
   }
-  // %2209 = contract f64[128] -> v0
+  // %2244 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5140,14 +5143,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2210 = mul f64[128] -> v36
+  // %2245 = mul f64[128] -> v36
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v36[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v0[i0 * L + l];
     }
   }
-  // %2211 = contract f64[128] -> v0
+  // %2246 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5173,14 +5176,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2212 = mul f64[128] -> v37
+  // %2247 = mul f64[128] -> v37
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v37[i0 * L + l] = v0[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %2213 = contract f64[128] -> v0
+  // %2248 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5206,7 +5209,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2217 = add f64[128] -> a.h
+  // %2252 = add f64[128] -> a.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5218,7 +5221,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                         T(h));
     }
   }
-  // %2230 = sub f64[128,128] -> adj.f.layer0.weight
+  // %2265 = sub f64[128,128] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5235,7 +5238,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2240 = mul f64[128] -> adj.f.layer0.bias
+  // %2275 = mul f64[128] -> adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5250,7 +5253,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2253 = sub f64[128,128] -> adj.f.layer1.weight
+  // %2288 = sub f64[128,128] -> adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5267,7 +5270,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2263 = mul f64[128] -> adj.f.layer1.bias
+  // %2298 = mul f64[128] -> adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5282,7 +5285,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2276 = sub f64[128,128] -> adj.f.layer2.weight
+  // %2311 = sub f64[128,128] -> adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5299,7 +5302,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2286 = mul f64[128] -> adj.f.layer2.bias
+  // %2321 = mul f64[128] -> adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5314,12 +5317,12 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1710 = broadcast f64[384,17] -> adj.cell.input_map.weight, err.adj.cell.input_map.weight
+  // %1745 = broadcast f64[384,17] -> adj.cell.input_map.weight, err.adj.cell.input_map.weight
   for (int64_t i0 = 0; i0 < 6528; ++i0) {
     dtheta_cell_input_map_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 49536] += (T(h) * 0.0f) * 8.0f;
   }
-  // %1711 = broadcast f64[384] -> adj.cell.input_map.bias, adj.cell.hidden_map.bias,
+  // %1746 = broadcast f64[384] -> adj.cell.input_map.bias, adj.cell.hidden_map.bias,
   // err.adj.cell.input_map.bias, err.adj.cell.hidden_map.bias
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     dtheta_cell_input_map_bias[i0] += (T(h) * 0.0f) * 8.0f;
@@ -5327,22 +5330,22 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     dtheta_err[i0 + 56064] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 105600] += (T(h) * 0.0f) * 8.0f;
   }
-  // %1712 = broadcast f64[384,128] -> adj.cell.hidden_map.weight, err.adj.cell.hidden_map.weight
+  // %1747 = broadcast f64[384,128] -> adj.cell.hidden_map.weight, err.adj.cell.hidden_map.weight
   for (int64_t i0 = 0; i0 < 49152; ++i0) {
     dtheta_cell_hidden_map_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 56448] += (T(h) * 0.0f) * 8.0f;
   }
-  // %1713 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
+  // %1748 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
   for (int64_t i0 = 0; i0 < 2176; ++i0) {
     dtheta_dec_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 105984] += (T(h) * 0.0f) * 8.0f;
   }
-  // %1714 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
+  // %1749 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     dtheta_dec_bias[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 108160] += (T(h) * 0.0f) * 8.0f;
   }
-  // %633 = contract f64[128] -> v38
+  // %644 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5368,14 +5371,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %635 = tanh f64[128] -> v39
+  // %646 = tanh f64[128] -> v39
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v39[i0 * L + l] = vm::tanh(v38[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %636 = contract f64[128] -> v38
+  // %647 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5401,14 +5404,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %638 = tanh f64[128] -> v40
+  // %649 = tanh f64[128] -> v40
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v40[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v38[i0 * L + l]);
     }
   }
-  // %639 = contract f64[128] -> v38
+  // %650 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5434,7 +5437,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %643 = mul f64[128] -> err.h
+  // %654 = mul f64[128] -> err.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5447,7 +5450,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
           T(h);
     }
   }
-  // %2297 = contract f64[128] -> v3
+  // %2332 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5473,14 +5476,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2298 = mul f64[128] -> v10
+  // %2333 = mul f64[128] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = (1.0f - square(v40[i0 * L + l])) * v3[i0 * L + l];
     }
   }
-  // %2299 = contract f64[128] -> v3
+  // %2334 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5506,14 +5509,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2302 = mul f64[128] -> v14
+  // %2337 = mul f64[128] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v39[i0 * L + l]));
     }
   }
-  // %2303 = contract f64[128] -> v3
+  // %2338 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5539,7 +5542,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2306 = mul f64[128] -> err.a.h
+  // %2341 = mul f64[128] -> err.a.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5552,14 +5555,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
           T(h);
     }
   }
-  // %2316 = mul f64[128] -> v0
+  // %2351 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v37[i0 * L + l] * 0.041904762f;
     }
   }
-  // %2322 = add f64[128,128] -> err.adj.f.layer0.weight
+  // %2357 = add f64[128,128] -> err.adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5577,7 +5580,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2332 = mul f64[128] -> err.adj.f.layer0.bias
+  // %2367 = mul f64[128] -> err.adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5593,14 +5596,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       dtheta_err[i0 + 16384] += lane_sum<L>(sum);
     }
   }
-  // %2344 = mul f64[128] -> v0
+  // %2379 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v36[i0 * L + l] * 0.041904762f;
     }
   }
-  // %2348 = add f64[128,128] -> err.adj.f.layer1.weight
+  // %2383 = add f64[128,128] -> err.adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5618,7 +5621,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2358 = mul f64[128] -> err.adj.f.layer1.bias
+  // %2393 = mul f64[128] -> err.adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5634,21 +5637,21 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       dtheta_err[i0 + 32896] += lane_sum<L>(sum);
     }
   }
-  // %1661 = mul f64[128] -> v0
+  // %1696 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = a0[i0 * L + l] * 0.0012326388f;
     }
   }
-  // %2369 = mul f64[128] -> v1
+  // %2404 = mul f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v35[i0 * L + l] * 0.041904762f;
     }
   }
-  // %2374 = add f64[128,128] -> err.adj.f.layer2.weight
+  // %2409 = add f64[128,128] -> err.adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5666,7 +5669,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2384 = mul f64[128] -> err.adj.f.layer2.bias
+  // %2419 = mul f64[128] -> err.adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5873,7 +5876,7 @@ extern "C" void ode_rnn_loss_vjp(const void* /*ctx*/, const void* y_ptr, const v
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
   // ode_rnn.loss.vjp: 7 nodes
-  // %194 = contract f64[17] -> d.pred
+  // %205 = contract f64[17] -> d.pred
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6039,50 +6042,12 @@ extern "C" void ode_rnn_jump_vjp(const void* /*ctx*/, double /*t*/, const void* 
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53248);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65536);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // ode_rnn.jump.vjp: 54 nodes
-  // %25 = contract f64[384] -> v0
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
-  for (int64_t i0 = 0; i0 < 96; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(cell_input_map_weight[i0 * 68 + i1], x[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(cell_input_map_weight[i0 * 68 + i1 + 17], x[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(cell_input_map_weight[i0 * 68 + i1 + 34], x[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(cell_input_map_weight[i0 * 68 + i1 + 51], x[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %26 = add f64[384] -> v1
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
-  for (int64_t i0 = 0; i0 < 384; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v0[i0 * L + l] + cell_input_map_bias[i0];
-    }
-  }
+  // ode_rnn.jump.vjp: 53 nodes
   // %27 = contract f64[384] -> v0
   // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
   // (Rubanova et al.)
@@ -6115,127 +6080,158 @@ extern "C" void ode_rnn_jump_vjp(const void* /*ctx*/, double /*t*/, const void* 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %28 = add f64[384] -> v2
+  // %28 = add f64[384] -> v1
   // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
   // (Rubanova et al.)
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = cell_hidden_map_bias[i0] + v0[i0 * L + l];
+      v1[i0 * L + l] = cell_hidden_map_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %36 = sigmoid f64[128] -> v0
+  // %25 = contract f64[384] -> v0
+  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
+  // (Rubanova et al.)
+  for (int64_t i0 = 0; i0 < 96; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(cell_input_map_weight[i0 * 68 + i1], x[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(cell_input_map_weight[i0 * 68 + i1 + 17], x[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(cell_input_map_weight[i0 * 68 + i1 + 34], x[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(cell_input_map_weight[i0 * 68 + i1 + 51], x[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %26 = add f64[384] -> v2
+  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
+  // (Rubanova et al.)
+  for (int64_t i0 = 0; i0 < 384; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v0[i0 * L + l] + cell_input_map_bias[i0];
+    }
+  }
+  // %32 = sigmoid f64[128] -> v0
   // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
   // (Rubanova et al.)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v1[(i0 + 128) * L + l] + v2[(i0 + 128) * L + l]);
+      v0[i0 * L + l] = sigmoid(v1[i0 * L + l] + v2[i0 * L + l]);
     }
   }
-  // %44 = sub f64[128] -> v3
+  // %41 = tanh f64[128] -> v3
   // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
   // (Rubanova et al.)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = 1.0f - v0[i0 * L + l];
+      v3[i0 * L + l] = vm::tanh(v2[(i0 + 256) * L + l] + (v0[i0 * L + l] * v1[(i0 + 256) * L + l]));
     }
   }
-  // %32 = sigmoid f64[128] -> v4
+  // %36 = sigmoid f64[128] -> v4
   // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
   // (Rubanova et al.)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v2[i0 * L + l] + v1[i0 * L + l]);
+      v4[i0 * L + l] = sigmoid(v2[(i0 + 128) * L + l] + v1[(i0 + 128) * L + l]);
     }
   }
-  // %41 = tanh f64[128] -> v5
+  // %44 = sub f64[128] -> v2
   // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
   // (Rubanova et al.)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v1[(i0 + 256) * L + l] + (v4[i0 * L + l] * v2[(i0 + 256) * L + l]));
+      v2[i0 * L + l] = 1.0f - v4[i0 * L + l];
     }
   }
-  // %148 = pad f64[384] -> v1
+  // %131 = mul f64[128] -> v5
   // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
   // (Rubanova et al.)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = 0.0f;
+      v5[i0 * L + l] =
+          (1.0f - square(v3[i0 * L + l])) * (v2[i0 * L + l] * z_plus_bar_h[i0 * L + l]);
     }
   }
-  for (int64_t i0 = 256; i0 < 384; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 + 128) * L + l] =
-          (v3[i0 * L + l] * v0[i0 * L + l]) * ((z_plus_bar_h[i0 * L + l] * z_minus_h[i0 * L + l]) -
-                                               (z_plus_bar_h[i0 * L + l] * v5[i0 * L + l]));
-    }
-  }
-  // %131 = mul f64[128] -> v6
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] =
-          (1.0f - square(v5[i0 * L + l])) * (v3[i0 * L + l] * z_plus_bar_h[i0 * L + l]);
-    }
-  }
-  // %138 = pad f64[384] -> v7
+  // %138 = pad f64[384] -> v6
   // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
   // (Rubanova et al.)
   for (int64_t i0 = 128; i0 < 384; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = 0.0f;
+      v6[i0 * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] =
-          (v4[i0 * L + l] * (1.0f - v4[i0 * L + l])) * (v6[i0 * L + l] * v2[(i0 + 256) * L + l]);
+      v6[i0 * L + l] =
+          (v0[i0 * L + l] * (1.0f - v0[i0 * L + l])) * (v5[i0 * L + l] * v1[(i0 + 256) * L + l]);
     }
   }
-  // %134 = pad f64[384] -> v2
+  // %134 = pad f64[384] -> v1
   // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
   // (Rubanova et al.)
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = 0.0f;
+      v1[i0 * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 + 256) * L + l] = v4[i0 * L + l] * v6[i0 * L + l];
+      v1[(i0 + 256) * L + l] = v0[i0 * L + l] * v5[i0 * L + l];
     }
   }
-  // %149 = add f64[384] -> v8
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
+  // %188 = pad f64[384] -> v0
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 256; i0 < 384; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 + 128) * L + l] =
+          (v2[i0 * L + l] * v4[i0 * L + l]) *
+          ((z_minus_h[i0 * L + l] - v3[i0 * L + l]) * z_plus_bar_h[i0 * L + l]);
+    }
+  }
+  // %189 = add f64[384] -> v2
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v1[i0 * L + l] + (v7[i0 * L + l] + v2[i0 * L + l]);
+      v2[i0 * L + l] = (v6[i0 * L + l] + v1[i0 * L + l]) + v0[i0 * L + l];
     }
   }
-  // %151 = contract f64[128] -> v3
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
+  // %190 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6247,13 +6243,13 @@ extern "C" void ode_rnn_jump_vjp(const void* /*ctx*/, double /*t*/, const void* 
     for (int64_t i1 = 0; i1 < 384; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(cell_hidden_map_weight[i0 * 4 + i1 * 128], v8[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(cell_hidden_map_weight[i0 * 4 + i1 * 128], v2[i1 * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(cell_hidden_map_weight[i0 * 4 + i1 * 128 + 1], v8[i1 * L + l], acc1_v[l]);
+            std::fma(cell_hidden_map_weight[i0 * 4 + i1 * 128 + 1], v2[i1 * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(cell_hidden_map_weight[i0 * 4 + i1 * 128 + 2], v8[i1 * L + l], acc2_v[l]);
+            std::fma(cell_hidden_map_weight[i0 * 4 + i1 * 128 + 2], v2[i1 * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(cell_hidden_map_weight[i0 * 4 + i1 * 128 + 3], v8[i1 * L + l], acc3_v[l]);
+            std::fma(cell_hidden_map_weight[i0 * 4 + i1 * 128 + 3], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6264,72 +6260,73 @@ extern "C" void ode_rnn_jump_vjp(const void* /*ctx*/, double /*t*/, const void* 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %152 = add f64[128] -> d.h
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
+  // %191 = add f64[128] -> d.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z_minus_bar_h[i0 * L + l] += v3[i0 * L + l] + (z_plus_bar_h[i0 * L + l] * v0[i0 * L + l]);
+      z_minus_bar_h[i0 * L + l] += v3[i0 * L + l] + (z_plus_bar_h[i0 * L + l] * v4[i0 * L + l]);
     }
   }
-  // %140 = pad f64[384] -> v0
+  // %140 = pad f64[384] -> v1
   // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
   // (Rubanova et al.)
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = 0.0f;
+      v1[i0 * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 256) * L + l] = v6[i0 * L + l];
+      v1[(i0 + 256) * L + l] = v5[i0 * L + l];
     }
   }
-  // %153 = add f64[384] -> v2
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
+  // %192 = add f64[384] -> v7
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v1[i0 * L + l] + (v0[i0 * L + l] + v7[i0 * L + l]);
+      v7[i0 * L + l] = (v1[i0 * L + l] + v6[i0 * L + l]) + v0[i0 * L + l];
     }
   }
-  // %154 = contract f64[384,17] -> d.cell.input_map.weight
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
+  // %193 = contract f64[384,17] -> d.cell.input_map.weight
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = x[i1 * L + l] * v2[i0 * L + l];
+          sum[l] = v7[i0 * L + l] * x[i1 * L + l];
         }
         theta_bar_cell_input_map_weight[i0 * 17 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %150 = contract f64[384,128] -> d.cell.hidden_map.weight
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
+  // %194 = contract f64[384,128] -> d.cell.hidden_map.weight
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v8[i0 * L + l] * z_minus_h[i1 * L + l];
+          sum[l] = v2[i0 * L + l] * z_minus_h[i1 * L + l];
         }
         theta_bar_cell_hidden_map_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // output d.cell.input_map.bias = %153
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
+  // output d.cell.input_map.bias = %192
+  for (int64_t i0 = 0; i0 < 384; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v7[i0 * L + l];
+      }
+      theta_bar_cell_input_map_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // output d.cell.hidden_map.bias = %189
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     {
       T sum[L];
@@ -6337,26 +6334,11 @@ extern "C" void ode_rnn_jump_vjp(const void* /*ctx*/, double /*t*/, const void* 
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = v2[i0 * L + l];
       }
-      theta_bar_cell_input_map_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // output d.cell.hidden_map.bias = %149
-  // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-  // (Rubanova et al.)
-  for (int64_t i0 = 0; i0 < 384; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v8[i0 * L + l];
-      }
       theta_bar_cell_hidden_map_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_bar) {
-    // %155 = contract f64[17] -> d.x
-    // ode_rnn.ode:40: jump h = cell(x(t), h)                                   # Eq. 10, GRU
-    // (Rubanova et al.)
+    // %195 = contract f64[17] -> d.x
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6368,13 +6350,13 @@ extern "C" void ode_rnn_jump_vjp(const void* /*ctx*/, double /*t*/, const void* 
       for (int64_t i1 = 0; i1 < 384; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(cell_input_map_weight[i0 * 4 + i1 * 17], v2[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(cell_input_map_weight[i0 * 4 + i1 * 17], v7[i1 * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(cell_input_map_weight[i0 * 4 + i1 * 17 + 1], v2[i1 * L + l], acc1_v[l]);
+              std::fma(cell_input_map_weight[i0 * 4 + i1 * 17 + 1], v7[i1 * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(cell_input_map_weight[i0 * 4 + i1 * 17 + 2], v2[i1 * L + l], acc2_v[l]);
+              std::fma(cell_input_map_weight[i0 * 4 + i1 * 17 + 2], v7[i1 * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(cell_input_map_weight[i0 * 4 + i1 * 17 + 3], v2[i1 * L + l], acc3_v[l]);
+              std::fma(cell_input_map_weight[i0 * 4 + i1 * 17 + 3], v7[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6392,7 +6374,7 @@ extern "C" void ode_rnn_jump_vjp(const void* /*ctx*/, double /*t*/, const void* 
     for (int64_t i0 = 0; i0 < 384; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(cell_input_map_weight[i0 * 17 + 16], v2[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(cell_input_map_weight[i0 * 17 + 16], v7[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6595,7 +6577,7 @@ const plastic_model kModel = {
             .field_vjp = 20480,
             .adjoint_field = 20480,
             .step = 24576,
-            .step_vjp = 167936,
+            .step_vjp = 155648,
             .step_adaptive = 24576,
             .adjoint_step = 167936,
             .output = 576,
@@ -6603,7 +6585,7 @@ const plastic_model kModel = {
             .loss = 64,
             .loss_vjp = 0,
             .jump = 36864,
-            .jump_vjp = 77824,
+            .jump_vjp = 73728,
         },
     .kernels =
         {

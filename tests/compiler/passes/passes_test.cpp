@@ -15,6 +15,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/passes/constant_fold.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/factor.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/reassociate.h"
 #include "compiler/passes/simplify.h"
@@ -54,6 +55,7 @@ TEST_CASE("random DAGs: every pass preserves values", "[passes][fuzz]") {
     const std::pair<const char*, passes::PassFn> each[] = {
         {"simplify", passes::simplify},
         {"reassociate", passes::reassociate_contractions},
+        {"factor", passes::factor_shared_operands},
         {"constant-fold", [](const Function& g) { return passes::constant_fold(g); }},
         {"dce", [](const Function& g) { return passes::eliminate_dead_code(g); }},
     };
@@ -114,6 +116,48 @@ TEST_CASE("reassociation contracts through an outer product", "[passes]") {
   test::Rng rng(5);
   std::vector<Tensor<double>> x = test::random_inputs(f, rng);
   check_same_values(f, g, x, "reassociate");
+}
+
+TEST_CASE("factoring merges rank-1 terms that share a key", "[passes]") {
+  Context ctx;
+  const int64_t d = 6;
+  const Node* z = ctx.state("z", {d, d});
+  const Node* e1 = ctx.param("e1", {d});
+  const Node* e2 = ctx.param("e2", {d}, 1);
+  const Node* e3 = ctx.param("e3", {d}, 2);
+  const Node* k = ctx.param("k", {d}, 3);
+  const Node* k4 = ctx.param("k4", {d}, 4);
+  // rk4's update with stages 2 and 3 at one time node: z + e1⊗k − e2⊗k + e3⊗k4
+  // → z + (e1 − e2)⊗k + e3⊗k4, one outer product fewer.
+  const Node* y = add(sub(add(z, outer(e1, k)), outer(e2, k)), outer(e3, k4));
+  Function f("f", {z, e1, e2, e3, k, k4}, {{"y", y}});
+  Function g = passes::factor_shared_operands(f);
+  int outers = 0;
+  for (const Node* n : topo_order(g.output_nodes()))
+    outers += n->op() == Op::Contract && n->numel() == d * d;
+  CHECK(outers == 2);
+  test::Rng rng(7);
+  std::vector<Tensor<double>> x = test::random_inputs(f, rng);
+  check_same_values(f, g, x, "factor");
+  // A sum whose products share nothing is left as it was, node for node.
+  Function h("h", {z, e1, e3, k, k4}, {{"y", add(add(z, outer(e1, k)), outer(e3, k4))}});
+  CHECK(passes::factor_shared_operands(h).output_nodes() == h.output_nodes());
+}
+
+TEST_CASE("factoring does not duplicate a shared partial sum", "[passes]") {
+  Context ctx;
+  const int64_t d = 5;
+  const Node* e1 = ctx.param("e1", {d});
+  const Node* e2 = ctx.param("e2", {d}, 1);
+  const Node* k = ctx.param("k", {d}, 2);
+  const Node* z = ctx.state("z", {d, d});
+  const Node* partial = add(outer(e1, k), z); // used twice below
+  const Node* y = sub(partial, outer(e2, k));
+  Function f("f", {z, e1, e2, k}, {{"y", y}, {"p", partial}});
+  Function g = passes::factor_shared_operands(f);
+  // The shared partial sum stays a term: e1⊗k and e2⊗k cannot merge
+  // without computing e1⊗k twice.
+  CHECK(g.output_nodes() == f.output_nodes());
 }
 
 TEST_CASE("dce prunes unused inputs only when asked / compaction copies live nodes", "[passes]") {
