@@ -150,12 +150,11 @@ ir::Function factor_shared_operands(const ir::Function& f) {
   const std::vector<const Node*> roots = f.output_nodes();
   const std::unordered_map<const Node*, int> uses = ir::use_counts(roots);
   std::unordered_map<const Node*, const Node*> done; // original -> rewritten
-  std::vector<const Node*> out =
-      ir::rewrite(roots, [&](const Node* original, const Node* rebuilt) {
-        const Node* result = is_sum(original) ? factor_sum(original, rebuilt, uses, done) : rebuilt;
-        done[original] = result;
-        return result;
-      });
+  std::vector<const Node*> out = ir::rewrite(roots, [&](const Node* original, const Node* rebuilt) {
+    const Node* result = is_sum(original) ? factor_sum(original, rebuilt, uses, done) : rebuilt;
+    done[original] = result;
+    return result;
+  });
   return f.with_output_nodes(out);
 }
 
