@@ -20,7 +20,10 @@
 // The pass flattens each maximal tree of additions, subtractions and
 // negations (through nodes used once only, so nothing shared is computed
 // twice) into signed terms, merges the largest group of terms that share
-// an operand, and repeats until no two terms share one.
+// an operand, and repeats until no two terms share one. Only products that
+// nothing else uses take part (one still needed elsewhere would be computed
+// twice), and the sum of the others is factored the same way: rk4's stages
+// at one time node are often scaled by the same h.
 #pragma once
 
 #include "compiler/ir/function.h"

@@ -9441,7 +9441,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_2layer.field.step.rk4.vjp: 878 nodes
+  // fwp_delta_2layer.field.step.rk4.vjp: 876 nodes
   for (int64_t p0 = 0; p0 < 23; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
@@ -13886,75 +13886,6 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %4866 = contract f64[16,5] -> v64
-  // %4790 = contract f64[16,5] -> v67
-  // %4758 = contract f64[16,5] -> v68
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v100[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v96[(i0 * 8 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v7[(i0 * 8 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v100[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v96[(i0 * 8 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v7[(i0 * 8 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v100[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v96[(i0 * 8 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v7[(i0 * 8 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v100[(i0 * 8 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v96[(i0 * 8 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v7[(i0 * 8 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v64[(i0 * 5) * L + l] = acc0_v[l];
-      v64[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v64[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v64[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v67[(i0 * 5) * L + l] = acc4_v[l];
-      v67[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v67[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v67[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v68[(i0 * 5) * L + l] = acc8_v[l];
-      v68[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v68[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v68[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v100[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v96[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v7[(i0 * 8 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v64[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v67[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v68[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
   // %4759 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -13984,9 +13915,38 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5539 = contract f64[16,8] -> v70
-  // %5530 = contract f64[16,8] -> v95
-  // %4807 = contract f64[16,8] -> v92
+  // %4762 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v94[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v94[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v94[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v94[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4767 = contract f64[16,8] -> v64
+  // %4774 = contract f64[16,8] -> v67
+  // %5539 = contract f64[16,8] -> v68
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -14008,49 +13968,259 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v100[(i0 * 8 + i2) * L + l], acc4_v[l]);
+                               v91[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v96[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v100[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v91[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v96[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v100[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v91[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v96[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v76[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v100[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v91[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v96[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v76[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v70[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v70[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v70[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v70[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v95[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v95[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v95[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v95[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v92[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v92[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v92[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v92[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v64[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v64[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v64[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v64[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v67[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v67[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v67[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v67[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v68[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v68[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v68[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v68[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %4826 = contract f64[16] -> v23
+  // %4775 = contract f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v67[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v67[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v67[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v67[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4778 = mul f64[16,8] -> v70
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v70[(i0 * 8 + i1) * L + l] =
+            v31[(i0 * 8 + i1) * L + l] * (v67[(i0 * 8 + i1) * L + l] - v25[i0 * L + l]);
+      }
+    }
+  }
+  // %4758 = contract f64[16,5] -> v31
+  // %4866 = contract f64[16,5] -> v67
+  // %4790 = contract f64[16,5] -> v76
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v100[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v96[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v7[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v100[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v96[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v7[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v100[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v96[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v7[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v100[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v96[(i0 * 8 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 5) * L + l] = acc0_v[l];
+      v31[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v67[(i0 * 5) * L + l] = acc4_v[l];
+      v67[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v67[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v67[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v76[(i0 * 5) * L + l] = acc8_v[l];
+      v76[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v76[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v76[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v100[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v96[(i0 * 8 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v67[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v76[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %4753 = contract f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v101[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v101[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v101[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v101[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4756 = reshape f64[16] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = (v19[i0 * L + l] * (1.0f - v19[i0 * L + l])) * v25[i0 * L + l];
+    }
+  }
+  // %4820 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v97[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4819 = contract f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v99[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v99[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v99[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v99[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4824 = reshape f64[16] -> v72
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v72[i0 * L + l] =
+          (v19[i0 * L + l] + v25[i0 * L + l]) * ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]);
+    }
+  }
+  // %4826 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14073,21 +14243,21 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5541 = add f64[16,8] -> v76
+  // %5541 = add f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v76[(i0 * 8 + i1) * L + l] =
+        v14[(i0 * 8 + i1) * L + l] =
             (v16[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
-            (v70[(i0 * 8 + i1) * L + l] +
-             (v13[(i0 * 8 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
+            (v68[(i0 * 8 + i1) * L + l] +
+             (v13[(i0 * 8 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
@@ -14103,13 +14273,13 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v76[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v76[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v76[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v76[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -14120,13 +14290,13 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5545 = mul f64[16,8] -> v70
+  // %5545 = mul f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v70[(i0 * 8 + i1) * L + l] =
-            (v76[(i0 * 8 + i1) * L + l] - v25[i0 * L + l]) * v24[(i0 * 8 + i1) * L + l];
+        v22[(i0 * 8 + i1) * L + l] =
+            (v14[(i0 * 8 + i1) * L + l] - v25[i0 * L + l]) * v24[(i0 * 8 + i1) * L + l];
       }
     }
   }
@@ -14159,14 +14329,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5520 = add f64[16,8] -> v76
+  // %5520 = add f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v76[i0 * L + l] = v6[i0 * L + l] + v27[i0 * L + l];
+      v14[i0 * L + l] = v6[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %4804 = contract f64[16] -> v30
+  // %4804 = contract f64[16] -> v73
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14189,13 +14359,13 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 4) * L + l] = acc0_v[l];
+      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4829 = contract f64[16] -> v72
+  // %4829 = contract f64[16] -> v74
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14218,297 +14388,24 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v72[(i0 * 4) * L + l] = acc0_v[l];
-      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %5584 = mul f64[16] -> v73
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = (v72[i0 * L + l] * (T(h) * 0.5f)) * 2.0f;
-    }
-  }
-  // %4762 = contract f64[16] -> v72
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v94[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v94[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v94[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v94[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v72[(i0 * 4) * L + l] = acc0_v[l];
-      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4820 = contract f64[16] -> v74
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v97[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v74[(i0 * 4) * L + l] = acc0_v[l];
       v74[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v74[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v74[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4819 = contract f64[16] -> v81
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v99[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v99[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v99[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v99[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v81[(i0 * 4) * L + l] = acc0_v[l];
-      v81[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v81[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v81[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4824 = reshape f64[16] -> v83
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v83[i0 * L + l] =
-          (v74[i0 * L + l] + v81[i0 * L + l]) * ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]);
-    }
-  }
-  // %4802 = contract f64[16,8] -> v6
+  // %4831 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1) * L + l] = v33[(i0 * 8 + i1) * L + l] * v12[i0 * L + l];
+        v6[(i0 * 8 + i1) * L + l] = v13[(i0 * 8 + i1) * L + l] * (v74[i0 * L + l] * (T(h) * 0.5f));
       }
     }
   }
-  // %5521 = contract f64[16,8] -> v14
-  // %4803 = contract f64[16,8] -> v26
-  // %4022 = contract f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v11[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v11[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-        v26[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
-        v27[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %5589 = sub f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1) * L + l] =
-            ((((((v9[(i0 * 8 + i1) * L + l] * (v25[i0 * L + l] * T(h))) +
-                 v14[(i0 * 8 + i1) * L + l]) -
-                (v8[(i0 * 8 + i1) * L + l] * (v30[i0 * L + l] * T(h)))) -
-               (v13[(i0 * 8 + i1) * L + l] * v73[i0 * L + l])) -
-              v95[(i0 * 8 + i1) * L + l]) +
-             (v24[(i0 * 8 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)))) -
-            (v16[(i0 * 8 + i1) * L + l] * (v72[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %5590 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %5593 = mul f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] =
-            v13[(i0 * 8 + i1) * L + l] * (v6[(i0 * 8 + i1) * L + l] - v23[i0 * L + l]);
-      }
-    }
-  }
-  // %4809 = sub f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1) * L + l] =
-            v26[(i0 * 8 + i1) * L + l] -
-            (v92[(i0 * 8 + i1) * L + l] + (v13[(i0 * 8 + i1) * L + l] * (v30[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %4810 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v6[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v6[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v6[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v6[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4813 = mul f64[16,8] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] =
-            v8[(i0 * 8 + i1) * L + l] * (v6[(i0 * 8 + i1) * L + l] - v23[i0 * L + l]);
-      }
-    }
-  }
-  // %4791 = contract f64[16,8] -> v6
-  // %4767 = contract f64[16,8] -> v8
-  // %4774 = contract f64[16,8] -> v26
+  // %5529 = contract f64[16,8] -> v26
+  // %4807 = contract f64[16,8] -> v27
+  // %4791 = contract f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -14530,59 +14427,137 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v90[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v100[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc4_v[l]);
+                               v96[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v91[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v90[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v90[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v100[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v96[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v91[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v90[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v90[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v100[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v96[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v91[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v90[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v90[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v100[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v96[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v91[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v90[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v26[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v28[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %4795 = add f64[16,8] -> v28
+  // %4802 = contract f64[16,8] -> v68
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] =
-            (v13[(i0 * 8 + i1) * L + l] * (v25[i0 * L + l] * T(h))) + v6[(i0 * 8 + i1) * L + l];
+        v68[(i0 * 8 + i1) * L + l] = v33[(i0 * 8 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %4796 = contract f64[16] -> v23
+  // %4022 = contract f64[16,8] -> v88
+  // %5521 = contract f64[16,8] -> v95
+  // %4803 = contract f64[16,8] -> v97
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v68[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v68[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v68[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v68[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v88[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v88[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v88[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v88[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v95[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v95[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v95[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v95[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v97[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v97[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v97[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v97[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      }
+    }
+  }
+  // %4768 = sub f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] =
+            (v88[(i0 * 8 + i1) * L + l] +
+             ((v24[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) -
+              (v13[(i0 * 8 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))))) -
+            v64[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4769 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14594,34 +14569,381 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4799 = mul f64[16,8] -> v6
+  // %4772 = mul f64[16,8] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 8 + i1) * L + l] =
+            (v11[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %5533 = sub f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] =
+            (((((((v9[(i0 * 8 + i1) * L + l] * (v25[i0 * L + l] * T(h))) +
+                  v95[(i0 * 8 + i1) * L + l]) -
+                 (v8[(i0 * 8 + i1) * L + l] * (v73[i0 * L + l] * T(h)))) -
+                v6[(i0 * 8 + i1) * L + l]) -
+               v26[(i0 * 8 + i1) * L + l]) +
+              (v24[(i0 * 8 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)))) -
+             v6[(i0 * 8 + i1) * L + l]) -
+            (v16[(i0 * 8 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %5534 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %5537 = mul f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v6[(i0 * 8 + i1) * L + l] =
-            v9[(i0 * 8 + i1) * L + l] * (v28[(i0 * 8 + i1) * L + l] - v23[i0 * L + l]);
+            (v11[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %4785 = contract f64[16] -> v23
+  // %4809 = sub f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] =
+            v97[(i0 * 8 + i1) * L + l] -
+            (v27[(i0 * 8 + i1) * L + l] + (v13[(i0 * 8 + i1) * L + l] * (v73[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %4810 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4813 = mul f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] =
+            v8[(i0 * 8 + i1) * L + l] * (v11[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]);
+      }
+    }
+  }
+  // %4773 = contract f64[16,5] -> v8
+  // %5538 = contract f64[16,5] -> v11
+  // %4814 = contract f64[16,5] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v6[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v16[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v6[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v16[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v6[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v16[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v6[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v16[(i0 * 8 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 5) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v24[(i0 * 5) * L + l] = acc8_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v16[(i0 * 8 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %4795 = add f64[16,8] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 8 + i1) * L + l] =
+            (v13[(i0 * 8 + i1) * L + l] * (v25[i0 * L + l] * T(h))) + v28[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4796 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4799 = mul f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 8 + i1) * L + l] =
+            v9[(i0 * 8 + i1) * L + l] * (v26[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]);
+      }
+    }
+  }
+  // %4779 = contract f64[16,5] -> v9
+  // %5546 = contract f64[16,5] -> v26
+  // %4800 = contract f64[16,5] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v70[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v22[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v13[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v70[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v22[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v13[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v70[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v22[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v13[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v70[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v22[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v13[(i0 * 8 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 5) * L + l] = acc4_v[l];
+      v26[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v26[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v26[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v27[(i0 * 5) * L + l] = acc8_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v70[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v22[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v13[(i0 * 8 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v26[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %4782 = reduce_sum f64[5] -> v10
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + ((v8[(i0 + i1 * 5) * L + l] + v9[(i0 + i1 * 5) * L + l]) +
+                               v31[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %5549 = reduce_sum f64[5] -> v32
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + ((v67[(i0 + i1 * 5) * L + l] + v26[(i0 + i1 * 5) * L + l]) +
+                               v11[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %4816 = reduce_sum f64[5] -> v17
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 5) * L + l] +
+                               (v27[(i0 + i1 * 5) * L + l] + v76[(i0 + i1 * 5) * L + l]));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %4785 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -14644,341 +14966,22 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4788 = reshape f64[16] -> v25
+  // %4788 = reshape f64[16] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v23[i0 * L + l];
+      v23[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %4768 = sub f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] =
-            (v27[(i0 * 8 + i1) * L + l] +
-             ((v24[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) -
-              (v13[(i0 * 8 + i1) * L + l] * (v72[i0 * L + l] * (T(h) * 0.5f))))) -
-            v8[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %4769 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4772 = mul f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] =
-            (v9[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %5594 = contract f64[16,5] -> v9
-  // %4814 = contract f64[16,5] -> v12
-  // %4773 = contract f64[16,5] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v8[(i0 * 8 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v8[(i0 * 8 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v8[(i0 * 8 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v8[(i0 * 8 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v12[(i0 * 5) * L + l] = acc4_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v13[(i0 * 5) * L + l] = acc8_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %4775 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4778 = mul f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] =
-            v31[(i0 * 8 + i1) * L + l] * (v26[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]);
-      }
-    }
-  }
-  // %5546 = contract f64[16,5] -> v24
-  // %4800 = contract f64[16,5] -> v26
-  // %4779 = contract f64[16,5] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v70[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v6[(i0 * 8 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v16[(i0 * 8 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v70[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v6[(i0 * 8 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v16[(i0 * 8 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v70[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v6[(i0 * 8 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v16[(i0 * 8 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v70[(i0 * 8 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v6[(i0 * 8 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v16[(i0 * 8 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 5) * L + l] = acc0_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v26[(i0 * 5) * L + l] = acc4_v[l];
-      v26[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v26[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v26[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v27[(i0 * 5) * L + l] = acc8_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v70[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v6[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v16[(i0 * 8 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v26[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %5596 = reduce_sum f64[5] -> v10
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v64[(i0 + i1 * 5) * L + l] + v24[(i0 + i1 * 5) * L + l]) +
-                               v9[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %4816 = reduce_sum f64[5] -> v32
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 5) * L + l] +
-                               (v26[(i0 + i1 * 5) * L + l] + v67[(i0 + i1 * 5) * L + l]));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %4782 = reduce_sum f64[5] -> v17
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v13[(i0 + i1 * 5) * L + l] + v27[(i0 + i1 * 5) * L + l]) +
-                               v68[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %4753 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v101[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v101[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v101[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(v101[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4756 = reshape f64[16] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = (v19[i0 * L + l] * (1.0f - v19[i0 * L + l])) * v23[i0 * L + l];
-    }
-  }
-  // %4825 = contract f64[5] -> v19
-  // %4789 = contract f64[5] -> v23
-  // %4757 = contract f64[5] -> v72
+  // %4757 = contract f64[5] -> v19
+  // %4825 = contract f64[5] -> v25
+  // %4789 = contract f64[5] -> v73
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -14997,18 +15000,18 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5], v83[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(Wb1[i0 * 5], v25[i0 * L + l], acc4_v[l]);
-      acc8_v[l] = std::fma(Wb1[i0 * 5], v30[i0 * L + l], acc8_v[l]);
-      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v83[i0 * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(Wb1[i0 * 5 + 1], v25[i0 * L + l], acc5_v[l]);
-      acc9_v[l] = std::fma(Wb1[i0 * 5 + 1], v30[i0 * L + l], acc9_v[l]);
-      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v83[i0 * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(Wb1[i0 * 5 + 2], v25[i0 * L + l], acc6_v[l]);
-      acc10_v[l] = std::fma(Wb1[i0 * 5 + 2], v30[i0 * L + l], acc10_v[l]);
-      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v83[i0 * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(Wb1[i0 * 5 + 3], v25[i0 * L + l], acc7_v[l]);
-      acc11_v[l] = std::fma(Wb1[i0 * 5 + 3], v30[i0 * L + l], acc11_v[l]);
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v30[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb1[i0 * 5], v72[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb1[i0 * 5], v23[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v30[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb1[i0 * 5 + 1], v72[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb1[i0 * 5 + 1], v23[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v30[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb1[i0 * 5 + 2], v72[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb1[i0 * 5 + 2], v23[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v30[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb1[i0 * 5 + 3], v72[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb1[i0 * 5 + 3], v23[i0 * L + l], acc11_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -15017,14 +15020,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     v19[1 * L + l] = acc1_v[l];
     v19[2 * L + l] = acc2_v[l];
     v19[3 * L + l] = acc3_v[l];
-    v23[l] = acc4_v[l];
-    v23[1 * L + l] = acc5_v[l];
-    v23[2 * L + l] = acc6_v[l];
-    v23[3 * L + l] = acc7_v[l];
-    v72[l] = acc8_v[l];
-    v72[1 * L + l] = acc9_v[l];
-    v72[2 * L + l] = acc10_v[l];
-    v72[3 * L + l] = acc11_v[l];
+    v25[l] = acc4_v[l];
+    v25[1 * L + l] = acc5_v[l];
+    v25[2 * L + l] = acc6_v[l];
+    v25[3 * L + l] = acc7_v[l];
+    v73[l] = acc8_v[l];
+    v73[1 * L + l] = acc9_v[l];
+    v73[2 * L + l] = acc10_v[l];
+    v73[3 * L + l] = acc11_v[l];
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
@@ -15032,57 +15035,57 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v83[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb1[i0 * 5 + 4], v25[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb1[i0 * 5 + 4], v30[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v30[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 4], v72[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 4], v23[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v19[4 * L + l] = acc0_v[l];
-    v23[4 * L + l] = acc1_v[l];
-    v72[4 * L + l] = acc2_v[l];
+    v25[4 * L + l] = acc1_v[l];
+    v73[4 * L + l] = acc2_v[l];
   }
-  // %5597 = add f64[5] -> v73
+  // %4783 = add f64[5] -> v74
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = v10[i0 * L + l] + v19[i0 * L + l];
+      v74[i0 * L + l] = v10[i0 * L + l] + v19[i0 * L + l];
     }
   }
-  // %4817 = add f64[5] -> v10
+  // %5550 = add f64[5] -> v10
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v32[i0 * L + l] + v23[i0 * L + l];
+      v10[i0 * L + l] = v25[i0 * L + l] + v32[i0 * L + l];
     }
   }
-  // %4783 = add f64[5] -> v32
+  // %4817 = add f64[5] -> v32
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v17[i0 * L + l] + v72[i0 * L + l];
+      v32[i0 * L + l] = v17[i0 * L + l] + v73[i0 * L + l];
     }
   }
-  // %5600 = add f64[5] -> d.ln1.gain
+  // %5553 = add f64[5] -> d.ln1.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v73[i0 * L + l] * v2[i0 * L + l]) + (v0[i0 * L + l] * v10[i0 * L + l])) +
-                 (v32[i0 * L + l] * v4[i0 * L + l]);
+        sum[l] = (v74[i0 * L + l] * v4[i0 * L + l]) +
+                 ((v2[i0 * L + l] * v10[i0 * L + l]) + (v0[i0 * L + l] * v32[i0 * L + l]));
       }
       theta_bar_ln1_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %5602 = add f64[5] -> d.ln1.bias
+  // %5555 = add f64[5] -> d.ln1.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v32[i0 * L + l] + (v73[i0 * L + l] + v10[i0 * L + l]);
+        sum[l] = v74[i0 * L + l] + (v32[i0 * L + l] + v10[i0 * L + l]);
       }
       theta_bar_ln1_bias[i0] += lane_sum<L>(sum);
     }
@@ -15095,13 +15098,13 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (v30[i0 * L + l] * v5[i1 * L + l]) +
-                   ((v25[i0 * L + l] * v1[i1 * L + l]) + (v3[i1 * L + l] * v83[i0 * L + l]));
+                   ((v23[i0 * L + l] * v1[i1 * L + l]) + (v3[i1 * L + l] * v72[i0 * L + l]));
         }
         theta_bar_Wb1[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %5605 = add f64[16,8,5] -> d.Wk1
+  // %5558 = add f64[16,8,5] -> d.Wk1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -15109,9 +15112,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v5[i2 * L + l] * v8[(i0 * 8 + i1) * L + l]) +
-                     ((v3[i2 * L + l] * v11[(i0 * 8 + i1) * L + l]) +
-                      (v14[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]));
+            sum[l] = (v5[i2 * L + l] * v14[(i0 * 8 + i1) * L + l]) +
+                     ((v16[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]) +
+                      (v6[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]));
           }
           theta_bar_Wk1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -15143,9 +15146,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v3[i2 * L + l] * v70[(i0 * 8 + i1) * L + l]) +
-                      (v5[i2 * L + l] * v16[(i0 * 8 + i1) * L + l])) +
-                     (v6[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = ((v3[i2 * L + l] * v22[(i0 * 8 + i1) * L + l]) +
+                      (v5[i2 * L + l] * v70[(i0 * 8 + i1) * L + l])) +
+                     (v13[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]);
           }
           theta_bar_Wq1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -15165,62 +15168,15 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       theta_bar_ff1_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %5570 = add f64[64] -> v44
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = v43[i0 * L + l] + ((v89[i0 * L + l] + v36[i0 * L + l]) + v60[i0 * L + l]);
-    }
-  }
-  // %5571 = contract f64[128] -> d.ff1.norm.bias
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v44[i1 * L + l], acc3_v[l]);
-      }
-    }
+  // %4905 = add f64[128] -> d.ff1.norm.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc0_v[l];
+        sum[l] = v15[i0 * L + l] + (v55[i0 * L + l] + (v87[i0 * L + l] + v56[i0 * L + l]));
       }
-      theta_bar_ff1_norm_bias[i0 * 4] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc1_v[l];
-      }
-      theta_bar_ff1_norm_bias[i0 * 4 + 1] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc2_v[l];
-      }
-      theta_bar_ff1_norm_bias[i0 * 4 + 2] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc3_v[l];
-      }
-      theta_bar_ff1_norm_bias[i0 * 4 + 3] += lane_sum<L>(sum);
+      theta_bar_ff1_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %4912 = add f64[64,128] -> d.ff1.up.weight
@@ -15390,7 +15346,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v32[i0 * L + l] * ln1_gain[i0];
+        v3[i0 * L + l] = v74[i0 * L + l] * ln1_gain[i0];
       }
     }
     // %4958 = reduce_sum f64[] -> v5
@@ -15408,7 +15364,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %4962 = contract f64[] -> v32
+    // %4962 = contract f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -15421,54 +15377,17 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[l] = acc0_v[l];
+      v17[l] = acc0_v[l];
     }
     // %4967 = mul f64[5] -> d.dx@0
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[i0 * L + l] +=
-            v1[l] * ((v3[i0 * L + l] - (v5[l] * 0.2f)) - (v4[i0 * L + l] * (v32[l] * 0.2f)));
+            v1[l] * ((v3[i0 * L + l] - (v5[l] * 0.2f)) - (v4[i0 * L + l] * (v17[l] * 0.2f)));
       }
     }
-    // %5606 = mul f64[5] -> v1
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v73[i0 * L + l] * ln1_gain[i0];
-      }
-    }
-    // %5607 = reduce_sum f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc_v[l];
-    }
-    // %5611 = contract f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
-    }
-    // %2453 = reduce_sum f64[] -> v5
+    // %2453 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -15481,9 +15400,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v1[l] = acc_v[l];
     }
-    // %2458 = reduce_sum f64[] -> v32
+    // %2458 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -15491,31 +15410,68 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 5) * L + l] - (v5[l] * 0.2f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 5) * L + l] - (v1[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %2462 = reciprocal f64[] -> v5
+    // %2462 = reciprocal f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v32[l] * 0.2f) + 1e-05f);
+      v1[l] = T(1) / std::sqrt((v3[l] * 0.2f) + 1e-05f);
     }
-    // %5616 = mul f64[5] -> d.dx@1
+    // %5562 = mul f64[5] -> v3
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[i0 * L + l] = v10[i0 * L + l] * ln1_gain[i0];
+      }
+    }
+    // %5563 = reduce_sum f64[] -> v4
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[l] = acc_v[l];
+    }
+    // %5567 = contract f64[] -> v5
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[l] = acc0_v[l];
+    }
+    // %5572 = mul f64[5] -> d.dx@1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 5) * L + l] +=
-            ((v1[i0 * L + l] - (v3[l] * 0.2f)) - (v2[i0 * L + l] * (v4[l] * 0.2f))) * v5[l];
+            v1[l] * ((v3[i0 * L + l] - (v4[l] * 0.2f)) - (v2[i0 * L + l] * (v5[l] * 0.2f)));
       }
     }
     // %4979 = mul f64[5] -> v1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v10[i0 * L + l] * ln1_gain[i0];
+        v1[i0 * L + l] = v32[i0 * L + l] * ln1_gain[i0];
       }
     }
     // %4980 = reduce_sum f64[] -> v2
@@ -15675,85 +15631,93 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35712);
   T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39808);
   T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43904);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44416);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48512);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52608);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56704);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48000);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52096);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56192);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60288);
   T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60800);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61312);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65408);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64896);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68992);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69504);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73600);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70016);
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74112);
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78208);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82304);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86400);
   T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90496);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94592);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98688);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102784);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106880);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110976);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115072);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117120);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92544);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94592);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98688);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102784);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106880);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110976);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115072);
   T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119168);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121216);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123264);
-  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125312);
-  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127360);
-  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131456);
-  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135552);
-  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139648);
-  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143744);
-  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147840);
-  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151936);
-  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156032);
-  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 160128);
-  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164224);
-  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168320);
-  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 172416);
-  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 176512);
-  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 180608);
-  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184704);
-  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 188800);
-  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192896);
-  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 196992);
-  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 201088);
-  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 205184);
-  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 207232);
-  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 209280);
-  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 213376);
-  T* __restrict v69 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 217472);
-  T* __restrict v70 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 221568);
-  T* __restrict v71 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 222080);
-  T* __restrict v72 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 222592);
-  T* __restrict v73 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 223104);
-  T* __restrict v74 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 227200);
-  T* __restrict v75 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 231296);
-  T* __restrict v76 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 235392);
-  T* __restrict v77 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 239488);
-  T* __restrict v78 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 243584);
-  T* __restrict v79 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 247680);
-  T* __restrict v80 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 251776);
-  T* __restrict v81 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 255872);
-  T* __restrict v82 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 259968);
-  T* __restrict v83 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 264064);
-  T* __restrict v84 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 264576);
-  T* __restrict v85 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 268672);
-  T* __restrict v86 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 272768);
-  T* __restrict v87 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 276864);
-  T* __restrict v88 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 342400);
-  T* __restrict v89 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 346496);
-  T* __restrict v90 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 412032);
-  T* __restrict v91 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 416128);
-  T* __restrict v92 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 420224);
-  T* __restrict v93 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 485760);
-  T* __restrict v94 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 485824);
-  T* __restrict v95 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 489920);
-  T* __restrict v96 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 494016);
-  T* __restrict v97 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 498112);
-  T* __restrict v98 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 502208);
-  T* __restrict v99 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 567744);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123264);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123776);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127872);
+  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131968);
+  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136064);
+  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138112);
+  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140160);
+  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144256);
+  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148352);
+  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152448);
+  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156544);
+  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 160640);
+  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164736);
+  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168832);
+  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 172928);
+  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 174976);
+  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 177024);
+  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 181120);
+  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 185216);
+  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 189312);
+  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 193408);
+  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 197504);
+  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 201600);
+  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 205696);
+  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 209792);
+  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 213888);
+  T* __restrict v69 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 217984);
+  T* __restrict v70 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 222080);
+  T* __restrict v71 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 226176);
+  T* __restrict v72 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 230272);
+  T* __restrict v73 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 230784);
+  T* __restrict v74 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 234880);
+  T* __restrict v75 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 238976);
+  T* __restrict v76 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 243072);
+  T* __restrict v77 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 308608);
+  T* __restrict v78 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 312704);
+  T* __restrict v79 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 378240);
+  T* __restrict v80 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 382336);
+  T* __restrict v81 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 386432);
+  T* __restrict v82 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 451968);
+  T* __restrict v83 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 517504);
+  T* __restrict v84 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 517568);
+  T* __restrict v85 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 517632);
+  T* __restrict v86 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 521728);
+  T* __restrict v87 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 525824);
+  T* __restrict v88 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 529920);
+  T* __restrict v89 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 534016);
+  T* __restrict v90 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 599552);
+  T* __restrict v91 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 603648);
+  T* __restrict v92 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 606208);
+  T* __restrict v93 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 610304);
+  T* __restrict v94 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 614400);
+  T* __restrict v95 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 618496);
+  T* __restrict v96 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 622592);
+  T* __restrict v97 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 626688);
+  T* __restrict v98 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 630784);
+  T* __restrict v99 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 634880);
+  T* __restrict v100 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 638976);
+  T* __restrict v101 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 643072);
+  T* __restrict v102 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 647168);
+  T* __restrict v103 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 651264);
+  T* __restrict v104 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 655360);
+  T* __restrict v105 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 659456);
+  T* __restrict v106 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 663552);
+  T* __restrict v107 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 729088);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -15776,7 +15740,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i = 0; i < 53914; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_2layer.field.adjoint.step.rk4: 983 nodes
+  // fwp_delta_2layer.field.adjoint.step.rk4: 973 nodes
   // %1840 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -16258,45 +16222,16 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v17[i0 * L + l] = sigmoid(v14[i0 * L + l]);
     }
   }
-  // %2578 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1852 = sigmoid f64[16,1,1] -> v20
+  // %1852 = sigmoid f64[16,1,1] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v15[i0 * L + l]);
+      v14[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %1710 = contract f64[16,8] -> v21
-  // %1856 = contract f64[16,8] -> v22
-  // %1766 = contract f64[16,8] -> v23
+  // %1710 = contract f64[16,8] -> v20
+  // %1856 = contract f64[16,8] -> v21
+  // %1766 = contract f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -16333,22 +16268,54 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v22[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v23[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v22[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1711 = softmax f64[16,8] -> v24
+  // %1711 = softmax f64[16,8] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v20[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v20[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1857 = softmax f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -16376,11 +16343,40 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+        v20[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1857 = softmax f64[16,8] -> v21
+  // %2622 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1767 = softmax f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -16412,7 +16408,512 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %2622 = contract f64[16] -> v15
+  // %2555 = contract f64[16] -> v22
+  // %2640 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc4_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %4358 = tanh f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v7[(i0 * 8 + i1) * L + l] -
+                     ((v8[(i0 * 8 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
+                      v18[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %4359 = contract f64[16,8] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 8 + i1) * L + l] = v25[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
+      }
+    }
+  }
+  // %2591 = contract f64[16] -> v27
+  // %7359 = contract f64[16] -> v28
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc4_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1712 = contract f64[16,8] -> v29
+  // %2625 = contract f64[16,8] -> v30
+  // %2635 = contract f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v23[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v20[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v21[(i0 * 8 + i2) * L + l],
+                               acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v21[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                                v21[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                                v21[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v30[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v31[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1714 = layernorm f64[128] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v29[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e811 = v29[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e811 * e811);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = (v29[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %1716 = add f64[128] -> v33
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v32[i0 * L + l]);
+    }
+  }
+  // %1717 = contract f64[64] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v33[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1718 = add f64[64] -> v35
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = ff1_up_bias[i0] + v34[i0 * L + l];
+    }
+  }
+  // %1719 = relu f64[64] -> v34
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = relu(v35[i0 * L + l]);
+    }
+  }
+  // %1720 = contract f64[128] -> v36
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v34[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[(i0 * 4) * L + l] = acc0_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1722 = add f64[128] -> v37
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = v29[i0 * L + l] + (v36[i0 * L + l] + ff1_down_bias[i0]);
+    }
+  }
+  // %1723 = layernorm f64[128] -> v36
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v37[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e900 = v37[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e900 * e900);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = (v37[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %1725 = add f64[128] -> v38
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = (ln2_gain[i0] * v36[i0 * L + l]) + ln2_bias[i0];
+    }
+  }
+  // %1727 = contract f64[16,8] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v38[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v38[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v38[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v38[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v39[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v39[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v39[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1728 = contract f64[16,8] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v38[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v38[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v38[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v38[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v40[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v40[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v40[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1729 = softmax f64[16,8] -> v41
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v40[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v40[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v40[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v40[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v41[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1730 = contract f64[16,8] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v41[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v41[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v41[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v41[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v40[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v40[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v40[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1732 = tanh f64[16,8] -> v42
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[i0 * L + l] = vm::tanh(v39[i0 * L + l] - v40[i0 * L + l]);
+    }
+  }
+  // %1733 = contract f64[16] -> v39
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v38[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[(i0 * 4) * L + l] = acc0_v[l];
+      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1735 = sigmoid f64[16,1,1] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = sigmoid(v39[i0 * L + l]);
+    }
+  }
+  // %1737 = contract f64[16,8] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 8 + i1) * L + l] = v41[(i0 * 8 + i1) * L + l] * v40[i0 * L + l];
+      }
+    }
+  }
+  // %2632 = contract f64[16] -> v43
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -16435,281 +16936,31 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v43[(i0 * 4) * L + l] = acc0_v[l];
+      v43[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v43[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v43[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1767 = softmax f64[16,8] -> v22
+  // %4361 = add f64[16,8] -> v44
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v44[(i0 * 8 + i1) * L + l] =
+            v31[(i0 * 8 + i1) * L + l] +
+            (v26[(i0 * 8 + i1) * L + l] * (v43[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %4362 = reshape f64[128] -> v45
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v23[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v23[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[i1 * L + l] = vm::exp(v23[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v23[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
-      }
+      v45[i0 * L + l] = v44[i0 * L + l];
     }
   }
-  // %2555 = contract f64[16] -> v23
-  // %2640 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v25[(i0 * 4) * L + l] = acc4_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %4358 = tanh f64[16,8] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 8 + i1) * L + l] -
-                     ((v8[(i0 * 8 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
-                      v18[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %4359 = contract f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
-      }
-    }
-  }
-  // %4402 = tanh f64[16,8] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 8 + i1) * L + l] -
-                     ((v27[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
-                      v18[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %4403 = contract f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
-      }
-    }
-  }
-  // %2591 = contract f64[16] -> v18
-  // %7403 = contract f64[16] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v29[(i0 * 4) * L + l] = acc4_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %4657 = tanh f64[16,8] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] = vm::tanh(
-            v6[(i0 * 8 + i1) * L + l] -
-            (v11[(i0 * 8 + i1) * L + l] + (v7[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * T(h)))));
-      }
-    }
-  }
-  // %4802 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
-      }
-    }
-  }
-  // %9217 = add f64[16,8,8] -> W1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z1_W1[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              ((v6[(i0 * 8 + i1) * L + l] * (v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
-               (((v27[(i0 * 8 + i1) * L + l] *
-                  (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                 (v8[(i0 * 8 + i1) * L + l] * (v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)))) +
-                ((v7[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                 v10[(i0 * 8 + i2) * L + l]))) +
-              z0_W1[(i0 * 64 + i1 * 8 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %1712 = contract f64[16,8] -> v11
-  // %2625 = contract f64[16,8] -> v31
-  // %2635 = contract f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v24[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v21[(i0 * 8 + i2) * L + l],
-                               acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v22[(i0 * 8 + i2) * L + l],
-                               acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v22[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v22[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v32[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1714 = layernorm f64[128] -> v33
+  // %4363 = layernorm f64[128] -> v44
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -16717,7 +16968,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v11[i0 * L + l];
+      mean_v[l] = mean_v[l] + v45[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -16729,8 +16980,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e890 = v11[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e890 * e890);
+        const T e1090 = v45[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1090 * e1090);
       }
     }
   }
@@ -16742,34 +16993,271 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = (v11[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v44[i0 * L + l] = (v45[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1716 = add f64[128] -> v34
+  // %4365 = add f64[128] -> v46
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v33[i0 * L + l]);
+      v46[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v44[i0 * L + l]);
     }
   }
-  // %4405 = add f64[16,8] -> v35
+  // %4366 = contract f64[64] -> v47
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v46[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v47[(i0 * 4) * L + l] = acc0_v[l];
+      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4367 = add f64[64] -> v48
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[i0 * L + l] = ff1_up_bias[i0] + v47[i0 * L + l];
+    }
+  }
+  // %4368 = relu f64[64] -> v47
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v47[i0 * L + l] = relu(v48[i0 * L + l]);
+    }
+  }
+  // %4369 = contract f64[128] -> v49
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v47[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v47[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v47[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v47[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[(i0 * 4) * L + l] = acc0_v[l];
+      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4371 = add f64[128] -> v50
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v50[i0 * L + l] = (ff1_down_bias[i0] + v49[i0 * L + l]) + v45[i0 * L + l];
+    }
+  }
+  // %4372 = layernorm f64[128] -> v49
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v50[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e1179 = v50[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1179 * e1179);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = (v50[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4374 = add f64[128] -> v51
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v51[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v49[i0 * L + l]);
+    }
+  }
+  // %4378 = contract f64[16,8] -> v52
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v51[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v51[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v51[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v51[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v52[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v52[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v52[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v52[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4376 = contract f64[16,8] -> v53
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v51[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v51[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v51[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v51[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v53[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v53[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v53[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v53[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4377 = softmax f64[16,8] -> v54
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v53[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v53[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v53[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v53[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v54[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %4379 = contract f64[16,8] -> v53
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v54[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v54[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v54[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v54[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v53[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v53[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v53[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v53[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %3470 = add f64[16,8] -> v55
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1) * L + l] =
-            (v7[(i0 * 8 + i1) * L + l] * (v15[i0 * L + l] * T(h))) + v31[(i0 * 8 + i1) * L + l];
+        v55[(i0 * 8 + i1) * L + l] =
+            (v8[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) +
+            v31[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %4406 = reshape f64[128] -> v31
+  // %4309 = reshape f64[128] -> v31
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v35[i0 * L + l];
+      v31[i0 * L + l] = v55[i0 * L + l];
     }
   }
-  // %4407 = layernorm f64[128] -> v35
+  // %4321 = layernorm f64[128] -> v55
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -16789,8 +17277,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e928 = v31[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e928 * e928);
+        const T e1312 = v31[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1312 * e1312);
       }
     }
   }
@@ -16802,741 +17290,17 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = (v31[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v55[i0 * L + l] = (v31[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %4409 = add f64[128] -> v36
+  // %4323 = add f64[128] -> v56
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (ff1_norm_gain[i0] * v35[i0 * L + l]) + ff1_norm_bias[i0];
+      v56[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v55[i0 * L + l]);
     }
   }
-  // %2632 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4361 = add f64[16,8] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 8 + i1) * L + l] =
-            v32[(i0 * 8 + i1) * L + l] +
-            (v27[(i0 * 8 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %4362 = reshape f64[128] -> v38
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v37[i0 * L + l];
-    }
-  }
-  // %4363 = layernorm f64[128] -> v37
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v38[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 128.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e992 = v38[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e992 * e992);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 128.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = (v38[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %4365 = add f64[128] -> v39
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v37[i0 * L + l]);
-    }
-  }
-  // %1717 = contract f64[64] -> v40
-  // %4410 = contract f64[64] -> v41
-  // %4366 = contract f64[64] -> v42
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v34[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v36[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v39[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v34[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v36[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v39[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v34[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v36[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v39[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v34[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v36[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v39[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v41[(i0 * 4) * L + l] = acc4_v[l];
-      v41[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v41[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v41[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v42[(i0 * 4) * L + l] = acc8_v[l];
-      v42[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v42[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v42[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %1718 = add f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = ff1_up_bias[i0] + v40[i0 * L + l];
-    }
-  }
-  // %1719 = relu f64[64] -> v40
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = relu(v43[i0 * L + l]);
-    }
-  }
-  // %4411 = add f64[64] -> v44
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = ff1_up_bias[i0] + v41[i0 * L + l];
-    }
-  }
-  // %4412 = relu f64[64] -> v41
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = relu(v44[i0 * L + l]);
-    }
-  }
-  // %4367 = add f64[64] -> v45
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = ff1_up_bias[i0] + v42[i0 * L + l];
-    }
-  }
-  // %4368 = relu f64[64] -> v42
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = relu(v45[i0 * L + l]);
-    }
-  }
-  // %1720 = contract f64[128] -> v46
-  // %4413 = contract f64[128] -> v47
-  // %4369 = contract f64[128] -> v48
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v40[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v41[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v42[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v40[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v41[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v42[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v40[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v41[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v42[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v40[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v41[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v42[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[(i0 * 4) * L + l] = acc0_v[l];
-      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v47[(i0 * 4) * L + l] = acc4_v[l];
-      v47[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v47[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v47[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v48[(i0 * 4) * L + l] = acc8_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %1722 = add f64[128] -> v49
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = v11[i0 * L + l] + (v46[i0 * L + l] + ff1_down_bias[i0]);
-    }
-  }
-  // %1723 = layernorm f64[128] -> v46
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v49[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 128.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e1187 = v49[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1187 * e1187);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 128.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = (v49[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %1725 = add f64[128] -> v50
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v50[i0 * L + l] = (ln2_gain[i0] * v46[i0 * L + l]) + ln2_bias[i0];
-    }
-  }
-  // %4415 = add f64[128] -> v51
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v51[i0 * L + l] = (v47[i0 * L + l] + ff1_down_bias[i0]) + v31[i0 * L + l];
-    }
-  }
-  // %4416 = layernorm f64[128] -> v47
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v51[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 128.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e1223 = v51[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1223 * e1223);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 128.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v47[i0 * L + l] = (v51[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %4418 = add f64[128] -> v52
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v52[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v47[i0 * L + l]);
-    }
-  }
-  // %4371 = add f64[128] -> v53
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v53[i0 * L + l] = (ff1_down_bias[i0] + v48[i0 * L + l]) + v38[i0 * L + l];
-    }
-  }
-  // %4372 = layernorm f64[128] -> v48
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v53[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 128.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e1259 = v53[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1259 * e1259);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 128.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = (v53[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %4374 = add f64[128] -> v54
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v48[i0 * L + l]);
-    }
-  }
-  // %1727 = contract f64[16,8] -> v55
-  // %4428 = contract f64[16,8] -> v56
-  // %4378 = contract f64[16,8] -> v57
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v50[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v52[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v54[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v50[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v52[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v54[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v50[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v52[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v54[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v50[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v52[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v54[i2 * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v55[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v55[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v55[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v55[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v56[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v56[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v56[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v56[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v57[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v57[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v57[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v57[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1728 = contract f64[16,8] -> v58
-  // %4420 = contract f64[16,8] -> v59
-  // %4376 = contract f64[16,8] -> v60
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v50[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v52[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v54[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v50[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v52[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v54[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v50[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v52[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v54[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v50[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v52[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v54[i2 * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v58[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v58[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v58[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v58[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v59[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v59[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v59[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v59[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v60[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v60[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v60[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v60[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1729 = softmax f64[16,8] -> v61
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v58[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v58[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[i1 * L + l] = vm::exp(v58[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v58[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v61[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %4421 = softmax f64[16,8] -> v58
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v59[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v59[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[i1 * L + l] = vm::exp(v59[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v59[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v58[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %4377 = softmax f64[16,8] -> v59
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v60[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v60[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[i1 * L + l] = vm::exp(v60[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v60[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v59[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %1730 = contract f64[16,8] -> v60
-  // %4429 = contract f64[16,8] -> v62
-  // %4379 = contract f64[16,8] -> v63
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v61[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v58[(i0 * 8 + i2) * L + l],
-                               acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v59[(i0 * 8 + i2) * L + l],
-                               acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v61[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v58[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v59[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v61[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v58[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v59[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v61[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v58[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v59[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v60[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v60[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v60[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v60[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v62[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v62[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v62[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v62[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v63[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v63[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v63[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v63[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1732 = tanh f64[16,8] -> v64
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = vm::tanh(v55[i0 * L + l] - v60[i0 * L + l]);
-    }
-  }
-  // %3470 = add f64[16,8] -> v55
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v55[(i0 * 8 + i1) * L + l] =
-            (v8[(i0 * 8 + i1) * L + l] * (v25[i0 * L + l] * (T(h) * 0.5f))) +
-            v32[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %4309 = reshape f64[128] -> v32
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v55[i0 * L + l];
-    }
-  }
-  // %4321 = layernorm f64[128] -> v55
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v32[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 128.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e1582 = v32[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1582 * e1582);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 128.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v55[i0 * L + l] = (v32[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %4323 = add f64[128] -> v60
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v55[i0 * L + l]);
-    }
-  }
-  // %4324 = contract f64[64] -> v65
+  // %4324 = contract f64[64] -> v57
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17548,35 +17312,35 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v60[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v60[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v60[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v60[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v56[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v56[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v56[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v56[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v65[(i0 * 4) * L + l] = acc0_v[l];
-      v65[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v65[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v65[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v57[(i0 * 4) * L + l] = acc0_v[l];
+      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4325 = add f64[64] -> v66
+  // %4325 = add f64[64] -> v58
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v66[i0 * L + l] = v65[i0 * L + l] + ff1_up_bias[i0];
+      v58[i0 * L + l] = v57[i0 * L + l] + ff1_up_bias[i0];
     }
   }
-  // %4327 = relu f64[64] -> v65
+  // %4327 = relu f64[64] -> v57
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = relu(v66[i0 * L + l]);
+      v57[i0 * L + l] = relu(v58[i0 * L + l]);
     }
   }
-  // %4328 = contract f64[128] -> v67
+  // %4328 = contract f64[128] -> v59
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17588,28 +17352,28 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v65[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v65[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v65[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v65[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v57[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v57[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v57[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v57[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v67[(i0 * 4) * L + l] = acc0_v[l];
-      v67[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v67[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v67[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v59[(i0 * 4) * L + l] = acc0_v[l];
+      v59[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v59[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v59[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4330 = add f64[128] -> v68
+  // %4330 = add f64[128] -> v60
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v68[i0 * L + l] = (v67[i0 * L + l] + ff1_down_bias[i0]) + v32[i0 * L + l];
+      v60[i0 * L + l] = (v59[i0 * L + l] + ff1_down_bias[i0]) + v31[i0 * L + l];
     }
   }
-  // %4342 = layernorm f64[128] -> v67
+  // %4342 = layernorm f64[128] -> v59
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -17617,7 +17381,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v68[i0 * L + l];
+      mean_v[l] = mean_v[l] + v60[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -17629,8 +17393,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1671 = v68[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1671 * e1671);
+        const T e1401 = v60[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1401 * e1401);
       }
     }
   }
@@ -17642,101 +17406,17 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v67[i0 * L + l] = (v68[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v59[i0 * L + l] = (v60[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %4344 = add f64[128] -> v69
+  // %4344 = add f64[128] -> v61
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v69[i0 * L + l] = (ln2_gain[i0] * v67[i0 * L + l]) + ln2_bias[i0];
+      v61[i0 * L + l] = (ln2_gain[i0] * v59[i0 * L + l]) + ln2_bias[i0];
     }
   }
-  // %1733 = contract f64[16] -> v25
-  // %4422 = contract f64[16] -> v70
-  // %4380 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v50[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb2[i0 * 512 + i1], v52[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb2[i0 * 512 + i1], v69[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v50[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v52[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v69[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v50[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v52[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v69[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v50[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v52[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v69[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v70[(i0 * 4) * L + l] = acc4_v[l];
-      v70[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v70[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v70[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v71[(i0 * 4) * L + l] = acc8_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %1735 = sigmoid f64[16,1,1] -> v72
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v72[i0 * L + l] = sigmoid(v25[i0 * L + l]);
-    }
-  }
-  // %1737 = contract f64[16,8] -> v73
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v73[(i0 * 8 + i1) * L + l] = v61[(i0 * 8 + i1) * L + l] * v72[i0 * L + l];
-      }
-    }
-  }
-  // %4424 = sigmoid f64[16,1,1] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = sigmoid(v70[i0 * L + l]);
-    }
-  }
-  // %4426 = contract f64[16,8] -> v74
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v74[(i0 * 8 + i1) * L + l] = v58[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %4348 = contract f64[16,8] -> v75
+  // %4348 = contract f64[16,8] -> v62
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -17749,365 +17429,10 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v69[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v69[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v69[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v69[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v75[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v75[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v75[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v75[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %4346 = contract f64[16,8] -> v76
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 128; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v69[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v69[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v69[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v69[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v76[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v76[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v76[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v76[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %4347 = softmax f64[16,8] -> v77
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v76[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v76[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[i1 * L + l] = vm::exp(v76[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v76[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v77[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %4349 = contract f64[16] -> v70
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v77[(i0 * 32 + i1) * L + l], v73[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 8) * L + l], v73[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 16) * L + l], v73[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 24) * L + l], v73[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v70[(i0 * 4) * L + l] = acc0_v[l];
-      v70[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v70[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v70[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4352 = contract f64[16,8] -> v76
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v77[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v77[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v77[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v77[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v76[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v76[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v76[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v76[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %4355 = tanh f64[16,8] -> v78
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v78[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v75[(i0 * 8 + i1) * L + l] -
-                     ((v64[(i0 * 8 + i1) * L + l] * (v70[i0 * L + l] * (T(h) * 0.5f))) +
-                      v76[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %4382 = sigmoid f64[16,1,1] -> v70
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v70[i0 * L + l] = sigmoid(v71[i0 * L + l]);
-    }
-  }
-  // %4384 = contract f64[16,8] -> v75
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v75[(i0 * 8 + i1) * L + l] = v77[(i0 * 8 + i1) * L + l] * v70[i0 * L + l];
-      }
-    }
-  }
-  // %4385 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v59[(i0 * 32 + i1) * L + l], v75[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 8) * L + l], v75[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 16) * L + l], v75[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 24) * L + l], v75[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4390 = tanh f64[16,8] -> v76
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v76[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v57[(i0 * 8 + i1) * L + l] -
-                     (v63[(i0 * 8 + i1) * L + l] +
-                      (v78[(i0 * 8 + i1) * L + l] * (v71[i0 * L + l] * (T(h) * 0.5f)))));
-      }
-    }
-  }
-  // %4393 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v54[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v54[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v54[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v54[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4395 = sigmoid f64[16,1,1] -> v57
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v57[i0 * L + l] = sigmoid(v71[i0 * L + l]);
-    }
-  }
-  // %4397 = contract f64[16,8] -> v63
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v63[(i0 * 8 + i1) * L + l] = v59[(i0 * 8 + i1) * L + l] * v57[i0 * L + l];
-      }
-    }
-  }
-  // %4430 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v63[(i0 * 32 + i1) * L + l], v58[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v63[(i0 * 32 + i1 + 8) * L + l], v58[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v63[(i0 * 32 + i1 + 16) * L + l], v58[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v63[(i0 * 32 + i1 + 24) * L + l], v58[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4435 = tanh f64[16,8] -> v79
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v79[(i0 * 8 + i1) * L + l] = vm::tanh(
-            v56[(i0 * 8 + i1) * L + l] -
-            (v62[(i0 * 8 + i1) * L + l] + (v76[(i0 * 8 + i1) * L + l] * (v71[i0 * L + l] * T(h)))));
-      }
-    }
-  }
-  // %8081 = add f64[16,8,8] -> W2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z1_W2[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              z0_W2[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((((v64[(i0 * 8 + i1) * L + l] *
-                  (v73[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
-                 ((v74[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v79[(i0 * 8 + i1) * L + l])) +
-                ((v75[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                 v78[(i0 * 8 + i1) * L + l])) +
-               (v76[(i0 * 8 + i1) * L + l] * (v63[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))));
-        }
-      }
-    }
-  }
-  // %7409 = contract f64[16,8] -> v56
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v56[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v56[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v56[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v56[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %7196 = contract f64[16,8] -> v62
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v10[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v61[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v61[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v61[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v61[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -18119,7 +17444,265 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %5669 = contract f64[16,8] -> v80
+  // %4346 = contract f64[16,8] -> v63
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v61[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v61[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v61[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v61[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v63[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v63[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v63[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v63[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4347 = softmax f64[16,8] -> v64
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v63[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v63[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v63[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v63[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v64[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %4349 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v39[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v39[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v39[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v39[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4352 = contract f64[16,8] -> v63
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v64[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v64[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v64[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v64[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v63[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v63[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v63[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v63[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4355 = tanh f64[16,8] -> v65
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v65[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v62[(i0 * 8 + i1) * L + l] -
+                     ((v42[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) +
+                      v63[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %4380 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v61[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4382 = sigmoid f64[16,1,1] -> v62
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v62[i0 * L + l] = sigmoid(v24[i0 * L + l]);
+    }
+  }
+  // %4384 = contract f64[16,8] -> v63
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v63[(i0 * 8 + i1) * L + l] = v64[(i0 * 8 + i1) * L + l] * v62[i0 * L + l];
+      }
+    }
+  }
+  // %4385 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v54[(i0 * 32 + i1) * L + l], v63[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v54[(i0 * 32 + i1 + 8) * L + l], v63[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v54[(i0 * 32 + i1 + 16) * L + l], v63[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v54[(i0 * 32 + i1 + 24) * L + l], v63[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4390 = tanh f64[16,8] -> v66
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v66[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v52[(i0 * 8 + i1) * L + l] -
+                     (v53[(i0 * 8 + i1) * L + l] +
+                      (v65[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f)))));
+      }
+    }
+  }
+  // %4393 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v51[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4395 = sigmoid f64[16,1,1] -> v52
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v52[i0 * L + l] = sigmoid(v24[i0 * L + l]);
+    }
+  }
+  // %4397 = contract f64[16,8] -> v53
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v53[(i0 * 8 + i1) * L + l] = v54[(i0 * 8 + i1) * L + l] * v52[i0 * L + l];
+      }
+    }
+  }
+  // %5625 = contract f64[16,8] -> v67
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18144,24 +17727,88 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v80[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v80[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v80[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v80[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v67[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v67[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v67[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v67[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %5671 = mul f64[16,8] -> v81
+  // %5627 = mul f64[16,8] -> v68
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v81[(i0 * 8 + i1) * L + l] = (v80[(i0 * 8 + i1) * L + l] * v16[i0 * L + l]) *
+        v68[(i0 * 8 + i1) * L + l] = (v67[(i0 * 8 + i1) * L + l] * v16[i0 * L + l]) *
                                      (1.0f - square(v19[(i0 * 8 + i1) * L + l]));
       }
     }
   }
-  // %5617 = contract f64[16,8] -> v82
+  // %7365 = contract f64[16,8] -> v69
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v12[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v69[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v69[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v69[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v69[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %7152 = contract f64[16,8] -> v70
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v10[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v70[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v70[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v70[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v70[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %5573 = contract f64[16,8] -> v71
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -18175,25 +17822,25 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v42[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v42[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v42[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
-                               v64[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v42[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v82[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v82[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v82[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v82[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v71[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v71[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v71[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v71[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %5618 = contract f64[16] -> v71
+  // %5574 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18205,911 +17852,31 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v61[(i0 * 32 + i1) * L + l], v82[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v41[(i0 * 32 + i1) * L + l], v71[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v61[(i0 * 32 + i1 + 8) * L + l], v82[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v41[(i0 * 32 + i1 + 8) * L + l], v71[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v61[(i0 * 32 + i1 + 16) * L + l], v82[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v41[(i0 * 32 + i1 + 16) * L + l], v71[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v61[(i0 * 32 + i1 + 24) * L + l], v82[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v41[(i0 * 32 + i1 + 24) * L + l], v71[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5621 = reshape f64[16] -> v83
+  // %5577 = reshape f64[16] -> v72
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v83[i0 * L + l] = ((1.0f - v72[i0 * L + l]) * v72[i0 * L + l]) * v71[i0 * L + l];
+      v72[i0 * L + l] = ((1.0f - v40[i0 * L + l]) * v40[i0 * L + l]) * v24[i0 * L + l];
     }
   }
-  // %5622 = contract f64[128] -> v84
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v83[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v83[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v83[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v83[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v84[(i0 * 4) * L + l] = acc0_v[l];
-      v84[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v84[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v84[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %5623 = contract f64[16,8] -> v85
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
-                               v73[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
-                               v73[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
-                               v73[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
-                               v73[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v85[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v85[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v85[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v85[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %5624 = mul f64[16,8] -> v86
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v86[i0 * L + l] = (1.0f - square(v64[i0 * L + l])) * v85[i0 * L + l];
-    }
-  }
-  // %5625 = contract f64[16,128] -> v87
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v86[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v86[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v86[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v86[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v87[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v87[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v87[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v87[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %6377 = contract f64[16,8] -> v85
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v86[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v86[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v86[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v86[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v85[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v85[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v85[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v85[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %6379 = sub f64[16,8] -> v88
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v88[(i0 * 8 + i1) * L + l] =
-            (v82[(i0 * 8 + i1) * L + l] * v72[i0 * L + l]) - v85[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %7024 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v88[(i0 * 32 + i1) * L + l], v61[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 8) * L + l], v61[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 16) * L + l], v61[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v88[(i0 * 32 + i1 + 24) * L + l], v61[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8083 = mul f64[16,8] -> v82
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v82[(i0 * 8 + i1) * L + l] =
-            (v88[(i0 * 8 + i1) * L + l] - v71[i0 * L + l]) * v61[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %8084 = contract f64[16,128] -> v89
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v82[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v82[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v82[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v82[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v89[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v89[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v89[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v89[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8086 = reduce_sum f64[128] -> v85
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v87[(i0 + i1 * 128) * L + l] + v89[(i0 + i1 * 128) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v85[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %8087 = add f64[128] -> v88
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v88[i0 * L + l] = v84[i0 * L + l] + v85[i0 * L + l];
-    }
-  }
-  // %8088 = mul f64[128] -> v84
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v84[i0 * L + l] = ln2_gain[i0] * v88[i0 * L + l];
-    }
-  }
-  // %8089 = reduce_sum f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v84[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc_v[l];
-  }
-  // %8093 = contract f64[] -> v71
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v84[i0 * L + l], v46[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v71[l] = acc0_v[l];
-  }
-  // %8097 = sub f64[128] -> v85
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v85[i0 * L + l] =
-          (v84[i0 * L + l] - (v13[l] * 0.0078125f)) - ((v71[l] * 0.0078125f) * v46[i0 * L + l]);
-    }
-  }
-  // %2014 = reduce_sum f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v49[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc_v[l];
-  }
-  // %2019 = reduce_sum f64[] -> v71
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v49[i0 * L + l] - (v13[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v71[l] = acc_v[l];
-  }
-  // %2023 = reciprocal f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = T(1) / std::sqrt((v71[l] * 0.0078125f) + 1e-05f);
-  }
-  // %8099 = contract f64[64] -> v49
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v85[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v85[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v85[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v85[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v49[(i0 * 4) * L + l] = acc0_v[l] * v13[l];
-      v49[(i0 * 4 + 1) * L + l] = acc1_v[l] * v13[l];
-      v49[(i0 * 4 + 2) * L + l] = acc2_v[l] * v13[l];
-      v49[(i0 * 4 + 3) * L + l] = acc3_v[l] * v13[l];
-    }
-  }
-  // %8100 = mul f64[64] -> v84
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v84[i0 * L + l] = step(v43[i0 * L + l]) * v49[i0 * L + l];
-    }
-  }
-  // %8101 = contract f64[128] -> v49
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v84[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v84[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v84[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v84[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v49[(i0 * 4) * L + l] = acc0_v[l];
-      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8102 = mul f64[128] -> v87
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v87[i0 * L + l] = ff1_norm_gain[i0] * v49[i0 * L + l];
-    }
-  }
-  // %8103 = reduce_sum f64[] -> v71
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v87[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v71[l] = acc_v[l];
-  }
-  // %8107 = contract f64[] -> v72
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v87[i0 * L + l], v33[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v72[l] = acc0_v[l];
-  }
-  // %2044 = reduce_sum f64[] -> v43
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v11[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v43[l] = acc_v[l];
-  }
-  // %2049 = reduce_sum f64[] -> v89
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v11[i0 * L + l] - (v43[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v89[l] = acc_v[l];
-  }
-  // %2053 = reciprocal f64[] -> v43
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v43[l] = T(1) / std::sqrt((v89[l] * 0.0078125f) + 1e-05f);
-  }
-  // %8114 = reshape f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] =
-          (((v87[i0 * L + l] - (v71[l] * 0.0078125f)) - ((v72[l] * 0.0078125f) * v33[i0 * L + l])) *
-           v43[l]) +
-          (v85[i0 * L + l] * v13[l]);
-    }
-  }
-  // %7190 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8181 = add f64[16,8] -> v87
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v87[(i0 * 8 + i1) * L + l] =
-            ((v81[(i0 * 8 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) -
-             (v11[(i0 * 8 + i1) * L + l] * (v71[i0 * L + l] * (T(h) * 0.5f)))) +
-            v62[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %8183 = mul f64[16,8] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1) * L + l] = (1.0f - square(v26[(i0 * 8 + i1) * L + l])) *
-                                     (v87[(i0 * 8 + i1) * L + l] * v17[i0 * L + l]);
-      }
-    }
-  }
-  // %8126 = contract f64[16,8] -> v89
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
-                               v78[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
-                               v78[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
-                               v78[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
-                               v78[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v89[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v89[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v89[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v89[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8127 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v86[(i0 * 32 + i1) * L + l], v78[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v86[(i0 * 32 + i1 + 8) * L + l], v78[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v86[(i0 * 32 + i1 + 16) * L + l], v78[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v86[(i0 * 32 + i1 + 24) * L + l], v78[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8130 = add f64[16,8] -> v90
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v90[(i0 * 8 + i1) * L + l] =
-            v89[(i0 * 8 + i1) * L + l] +
-            (v61[(i0 * 8 + i1) * L + l] * (v71[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %8120 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v75[(i0 * 32 + i1) * L + l], v61[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 8) * L + l], v61[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 16) * L + l], v61[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 24) * L + l], v61[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8119 = contract f64[16,8] -> v89
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
-                               v75[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
-                               v75[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
-                               v75[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
-                               v75[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v89[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v89[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v89[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v89[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8124 = mul f64[16,8] -> v91
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v91[(i0 * 8 + i1) * L + l] =
-            ((v86[(i0 * 8 + i1) * L + l] * (v71[i0 * L + l] * (T(h) * 0.5f))) +
-             v89[(i0 * 8 + i1) * L + l]) *
-            (1.0f - square(v78[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %8132 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v91[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v91[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v91[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v91[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8135 = contract f64[16,8] -> v64
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v91[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v91[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v91[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v91[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v64[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v64[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v64[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v64[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8137 = sub f64[16,8] -> v89
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v89[(i0 * 8 + i1) * L + l] =
-            (v90[(i0 * 8 + i1) * L + l] * v70[i0 * L + l]) -
-            ((v73[(i0 * 8 + i1) * L + l] * (v71[i0 * L + l] * (T(h) * 0.5f))) +
-             v64[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %8138 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v77[(i0 * 32 + i1) * L + l], v89[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 8) * L + l], v89[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 16) * L + l], v89[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 24) * L + l], v89[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8141 = mul f64[16,8] -> v64
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v64[(i0 * 8 + i1) * L + l] =
-            v77[(i0 * 8 + i1) * L + l] * (v89[(i0 * 8 + i1) * L + l] - v71[i0 * L + l]);
-      }
-    }
-  }
-  // %8142 = contract f64[16,128] -> v89
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v64[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v64[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v64[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v64[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v89[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v89[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v89[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v89[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8125 = contract f64[16,128] -> v92
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v91[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v91[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v91[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v91[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v92[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v92[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v92[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v92[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8144 = reduce_sum f64[128] -> v73
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v89[(i0 + i1 * 128) * L + l] + v92[(i0 + i1 * 128) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %8145 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v77[(i0 * 32 + i1) * L + l], v90[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 8) * L + l], v90[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 16) * L + l], v90[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 24) * L + l], v90[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8148 = reshape f64[16] -> v72
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v72[i0 * L + l] = v71[i0 * L + l] * ((1.0f - v70[i0 * L + l]) * v70[i0 * L + l]);
-    }
-  }
-  // %8149 = contract f64[128] -> v90
+  // %5578 = contract f64[128] -> v73
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19129,263 +17896,126 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v90[(i0 * 4) * L + l] = acc0_v[l];
-      v90[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v90[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v90[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8150 = add f64[128] -> v89
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v89[i0 * L + l] = v73[i0 * L + l] + v90[i0 * L + l];
-    }
-  }
-  // %8151 = mul f64[128] -> v73
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = ln2_gain[i0] * v89[i0 * L + l];
-    }
-  }
-  // %8152 = reduce_sum f64[] -> v70
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v73[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v70[l] = acc_v[l];
-  }
-  // %8156 = contract f64[] -> v71
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v73[i0 * L + l], v67[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v71[l] = acc0_v[l];
-  }
-  // %8160 = sub f64[128] -> v90
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v90[i0 * L + l] =
-          (v73[i0 * L + l] - (v70[l] * 0.0078125f)) - (v67[i0 * L + l] * (v71[l] * 0.0078125f));
-    }
-  }
-  // %4331 = reduce_sum f64[] -> v70
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v68[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v70[l] = acc_v[l];
-  }
-  // %4336 = reduce_sum f64[] -> v71
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v68[i0 * L + l] - (v70[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v71[l] = acc_v[l];
-  }
-  // %4340 = reciprocal f64[] -> v70
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v70[l] = T(1) / std::sqrt((v71[l] * 0.0078125f) + 1e-05f);
-  }
-  // %8162 = contract f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v90[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v90[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v90[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v90[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 4) * L + l] = acc0_v[l] * v70[l];
-      v43[(i0 * 4 + 1) * L + l] = acc1_v[l] * v70[l];
-      v43[(i0 * 4 + 2) * L + l] = acc2_v[l] * v70[l];
-      v43[(i0 * 4 + 3) * L + l] = acc3_v[l] * v70[l];
-    }
-  }
-  // %8163 = mul f64[64] -> v68
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v68[i0 * L + l] = v43[i0 * L + l] * step(v66[i0 * L + l]);
-    }
-  }
-  // %8164 = contract f64[128] -> v73
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v68[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v68[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v68[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v68[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v73[(i0 * 4) * L + l] = acc0_v[l];
       v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8165 = mul f64[128] -> v92
+  // %5579 = contract f64[16,8] -> v74
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
+                               v39[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
+                               v39[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
+                               v39[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
+                               v39[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v74[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v74[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v74[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v74[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %5580 = mul f64[16,8] -> v75
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v92[i0 * L + l] = ff1_norm_gain[i0] * v73[i0 * L + l];
+      v75[i0 * L + l] = (1.0f - square(v42[i0 * L + l])) * v74[i0 * L + l];
     }
   }
-  // %8166 = reduce_sum f64[] -> v71
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v92[i0 * L + l];
+  // %5581 = contract f64[16,128] -> v76
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v75[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v75[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v75[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v75[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v76[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v76[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v76[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v76[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v71[l] = acc_v[l];
-  }
-  // %8170 = contract f64[] -> v43
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v92[i0 * L + l], v55[i0 * L + l], acc0_v[l]);
+  // %6333 = contract f64[16,8] -> v74
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v75[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v75[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v75[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v75[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v74[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v74[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v74[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v74[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v43[l] = acc0_v[l];
-  }
-  // %4310 = reduce_sum f64[] -> v66
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v32[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v66[l] = acc_v[l];
-  }
-  // %4315 = reduce_sum f64[] -> v93
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v32[i0 * L + l] - (v66[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v93[l] = acc_v[l];
-  }
-  // %4319 = reciprocal f64[] -> v66
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v66[l] = T(1) / std::sqrt((v93[l] * 0.0078125f) + 1e-05f);
-  }
-  // %8177 = reshape f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] =
-          (v90[i0 * L + l] * v70[l]) +
-          (((v92[i0 * L + l] - (v71[l] * 0.0078125f)) - (v55[i0 * L + l] * (v43[l] * 0.0078125f))) *
-           v66[l]);
-    }
-  }
-  // %8251 = add f64[16,8] -> v92
+  // %6335 = sub f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v92[(i0 * 8 + i1) * L + l] =
-            v62[(i0 * 8 + i1) * L + l] +
-            ((v23[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) -
-             (v32[(i0 * 8 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))));
+        v77[(i0 * 8 + i1) * L + l] =
+            (v71[(i0 * 8 + i1) * L + l] * v40[i0 * L + l]) - v74[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %8253 = mul f64[16,8] -> v62
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v62[(i0 * 8 + i1) * L + l] = (v92[(i0 * 8 + i1) * L + l] * v17[i0 * L + l]) *
-                                     (1.0f - square(v28[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %8189 = contract f64[16] -> v14
+  // %6980 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19397,24 +18027,362 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v76[(i0 * 32 + i1) * L + l], v91[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v77[(i0 * 32 + i1) * L + l], v41[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v76[(i0 * 32 + i1 + 8) * L + l], v91[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v77[(i0 * 32 + i1 + 8) * L + l], v41[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v76[(i0 * 32 + i1 + 16) * L + l], v91[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v77[(i0 * 32 + i1 + 16) * L + l], v41[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v76[(i0 * 32 + i1 + 24) * L + l], v91[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v77[(i0 * 32 + i1 + 24) * L + l], v41[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8188 = contract f64[16,8] -> v94
+  // %8039 = mul f64[16,8] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 8 + i1) * L + l] =
+            (v77[(i0 * 8 + i1) * L + l] - v24[i0 * L + l]) * v41[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8040 = contract f64[16,128] -> v78
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v40[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v40[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v40[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v40[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v78[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v78[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v78[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v78[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8042 = reduce_sum f64[128] -> v71
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v76[(i0 + i1 * 128) * L + l] + v78[(i0 + i1 * 128) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v71[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %8043 = add f64[128] -> v74
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v74[i0 * L + l] = v73[i0 * L + l] + v71[i0 * L + l];
+    }
+  }
+  // %8044 = mul f64[128] -> v71
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v71[i0 * L + l] = ln2_gain[i0] * v74[i0 * L + l];
+    }
+  }
+  // %8045 = reduce_sum f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v71[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc_v[l];
+  }
+  // %8049 = contract f64[] -> v24
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v71[i0 * L + l], v36[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[l] = acc0_v[l];
+  }
+  // %8053 = sub f64[128] -> v73
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] =
+          (v71[i0 * L + l] - (v13[l] * 0.0078125f)) - ((v24[l] * 0.0078125f) * v36[i0 * L + l]);
+    }
+  }
+  // %2014 = reduce_sum f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v37[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc_v[l];
+  }
+  // %2019 = reduce_sum f64[] -> v24
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v37[i0 * L + l] - (v13[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[l] = acc_v[l];
+  }
+  // %2023 = reciprocal f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = T(1) / std::sqrt((v24[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8055 = contract f64[64] -> v37
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v73[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v73[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v73[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v73[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 4) * L + l] = acc0_v[l] * v13[l];
+      v37[(i0 * 4 + 1) * L + l] = acc1_v[l] * v13[l];
+      v37[(i0 * 4 + 2) * L + l] = acc2_v[l] * v13[l];
+      v37[(i0 * 4 + 3) * L + l] = acc3_v[l] * v13[l];
+    }
+  }
+  // %8056 = mul f64[64] -> v71
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v71[i0 * L + l] = step(v35[i0 * L + l]) * v37[i0 * L + l];
+    }
+  }
+  // %8057 = contract f64[128] -> v37
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v71[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v71[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v71[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v71[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 4) * L + l] = acc0_v[l];
+      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8058 = mul f64[128] -> v77
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[i0 * L + l] = ff1_norm_gain[i0] * v37[i0 * L + l];
+    }
+  }
+  // %8059 = reduce_sum f64[] -> v24
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v77[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[l] = acc_v[l];
+  }
+  // %8063 = contract f64[] -> v35
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v77[i0 * L + l], v32[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v35[l] = acc0_v[l];
+  }
+  // %2044 = reduce_sum f64[] -> v76
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v29[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v76[l] = acc_v[l];
+  }
+  // %2049 = reduce_sum f64[] -> v78
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v29[i0 * L + l] - (v76[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v78[l] = acc_v[l];
+  }
+  // %2053 = reciprocal f64[] -> v29
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v29[l] = T(1) / std::sqrt((v78[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8070 = reshape f64[16,8] -> v76
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v76[i0 * L + l] =
+          (((v77[i0 * L + l] - (v24[l] * 0.0078125f)) - ((v35[l] * 0.0078125f) * v32[i0 * L + l])) *
+           v29[l]) +
+          (v73[i0 * L + l] * v13[l]);
+    }
+  }
+  // %7146 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8137 = add f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1) * L + l] =
+            ((v68[(i0 * 8 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) -
+             (v76[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f)))) +
+            v70[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8139 = mul f64[16,8] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 8 + i1) * L + l] = (1.0f - square(v25[(i0 * 8 + i1) * L + l])) *
+                                     (v29[(i0 * 8 + i1) * L + l] * v17[i0 * L + l]);
+      }
+    }
+  }
+  // %8082 = contract f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -19428,36 +18396,25 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
-                               v76[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v94[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v94[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v94[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v94[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8192 = add f64[16,8] -> v95
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v95[(i0 * 8 + i1) * L + l] =
-            (v77[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
-            v94[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %8193 = contract f64[16] -> v14
+  // %8083 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19469,32 +18426,36 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v59[(i0 * 32 + i1) * L + l], v95[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v75[(i0 * 32 + i1) * L + l], v65[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 8) * L + l], v95[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v75[(i0 * 32 + i1 + 8) * L + l], v65[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 16) * L + l], v95[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v75[(i0 * 32 + i1 + 16) * L + l], v65[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 24) * L + l], v95[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v75[(i0 * 32 + i1 + 24) * L + l], v65[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8196 = reshape f64[16] -> v15
+  // %8086 = add f64[16,8] -> v78
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (v57[i0 * L + l] * (1.0f - v57[i0 * L + l])) * v14[i0 * L + l];
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v78[(i0 * 8 + i1) * L + l] =
+            v77[(i0 * 8 + i1) * L + l] +
+            (v41[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f)));
+      }
     }
   }
-  // %8197 = contract f64[128] -> v94
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  // %8076 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -19502,24 +18463,27 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v63[(i0 * 32 + i1) * L + l], v41[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v63[(i0 * 32 + i1 + 8) * L + l], v41[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v63[(i0 * 32 + i1 + 16) * L + l], v41[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v63[(i0 * 32 + i1 + 24) * L + l], v41[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v94[(i0 * 4) * L + l] = acc0_v[l];
-      v94[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v94[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v94[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8202 = contract f64[16,8] -> v96
+  // %8075 = contract f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -19544,14 +18508,26 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v96[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v96[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v96[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v96[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8199 = contract f64[16] -> v14
+  // %8080 = mul f64[16,8] -> v79
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v79[(i0 * 8 + i1) * L + l] =
+            ((v75[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) +
+             v77[(i0 * 8 + i1) * L + l]) *
+            (1.0f - square(v65[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %8088 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19563,36 +18539,24 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v77[(i0 * 32 + i1) * L + l], v63[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v42[(i0 * 32 + i1) * L + l], v79[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 8) * L + l], v63[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v42[(i0 * 32 + i1 + 8) * L + l], v79[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 16) * L + l], v63[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v42[(i0 * 32 + i1 + 16) * L + l], v79[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v77[(i0 * 32 + i1 + 24) * L + l], v63[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v42[(i0 * 32 + i1 + 24) * L + l], v79[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8204 = mul f64[16,8] -> v97
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v97[(i0 * 8 + i1) * L + l] =
-            (1.0f - square(v76[(i0 * 8 + i1) * L + l])) *
-            (v96[(i0 * 8 + i1) * L + l] +
-             (v91[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %8208 = contract f64[16,8] -> v96
+  // %8091 = contract f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -19606,25 +18570,37 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v97[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v79[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v97[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v79[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v97[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v79[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v97[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v79[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v96[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v96[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v96[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v96[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8205 = contract f64[16] -> v14
+  // %8093 = sub f64[16,8] -> v80
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v80[(i0 * 8 + i1) * L + l] =
+            (v78[(i0 * 8 + i1) * L + l] * v62[i0 * L + l]) -
+            ((v39[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) +
+             v77[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %8094 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19636,75 +18612,34 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v97[(i0 * 32 + i1) * L + l], v78[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v80[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 8) * L + l], v78[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v80[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 16) * L + l], v78[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v80[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 24) * L + l], v78[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v80[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8210 = sub f64[16,8] -> v78
+  // %8097 = mul f64[16,8] -> v77
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v78[(i0 * 8 + i1) * L + l] =
-            (v95[(i0 * 8 + i1) * L + l] * v57[i0 * L + l]) -
-            (v96[(i0 * 8 + i1) * L + l] +
-             (v75[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))));
+        v77[(i0 * 8 + i1) * L + l] =
+            v64[(i0 * 8 + i1) * L + l] * (v80[(i0 * 8 + i1) * L + l] - v24[i0 * L + l]);
       }
     }
   }
-  // %8211 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v59[(i0 * 32 + i1) * L + l], v78[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 8) * L + l], v78[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 16) * L + l], v78[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 24) * L + l], v78[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8214 = mul f64[16,8] -> v57
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v57[(i0 * 8 + i1) * L + l] =
-            v59[(i0 * 8 + i1) * L + l] * (v78[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
-      }
-    }
-  }
-  // %8215 = contract f64[16,128] -> v98
+  // %8098 = contract f64[16,128] -> v81
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -19718,25 +18653,25 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v57[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v57[(i0 * 8 + i2) * L + l],
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v77[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v77[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v57[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v77[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v57[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v77[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v98[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v98[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v98[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v98[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v81[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v81[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v81[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v81[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8216 = contract f64[16,128] -> v99
+  // %8081 = contract f64[16,128] -> v82
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -19750,25 +18685,25 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v97[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v97[(i0 * 8 + i2) * L + l],
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v79[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v79[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v97[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v79[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v97[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v79[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v99[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v99[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v99[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v99[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v82[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v82[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v82[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v82[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8218 = reduce_sum f64[128] -> v75
+  // %8100 = reduce_sum f64[128] -> v80
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19777,29 +18712,91 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v98[(i0 + i1 * 128) * L + l] + v99[(i0 + i1 * 128) * L + l]);
+        acc_v[l] = acc_v[l] + (v81[(i0 + i1 * 128) * L + l] + v82[(i0 + i1 * 128) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] = acc_v[l];
+      v80[i0 * L + l] = acc_v[l];
     }
   }
-  // %8219 = add f64[128] -> v78
+  // %8101 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v78[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v78[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v78[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v78[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8104 = reshape f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = v24[i0 * L + l] * ((1.0f - v62[i0 * L + l]) * v62[i0 * L + l]);
+    }
+  }
+  // %8105 = contract f64[128] -> v62
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v62[(i0 * 4) * L + l] = acc0_v[l];
+      v62[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v62[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v62[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8106 = add f64[128] -> v78
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v78[i0 * L + l] = v94[i0 * L + l] + v75[i0 * L + l];
+      v78[i0 * L + l] = v80[i0 * L + l] + v62[i0 * L + l];
     }
   }
-  // %8220 = mul f64[128] -> v75
+  // %8107 = mul f64[128] -> v62
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] = ln2_gain[i0] * v78[i0 * L + l];
+      v62[i0 * L + l] = ln2_gain[i0] * v78[i0 * L + l];
     }
   }
-  // %8221 = reduce_sum f64[] -> v93
+  // %8108 = reduce_sum f64[] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -19807,14 +18804,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v75[i0 * L + l];
+      acc_v[l] = acc_v[l] + v62[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v93[l] = acc_v[l];
+    v24[l] = acc_v[l];
   }
-  // %8225 = contract f64[] -> v14
+  // %8112 = contract f64[] -> v80
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -19822,22 +18819,22 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v75[i0 * L + l], v48[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v62[i0 * L + l], v59[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc0_v[l];
+    v80[l] = acc0_v[l];
   }
-  // %8229 = sub f64[128] -> v94
+  // %8116 = sub f64[128] -> v81
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v94[i0 * L + l] =
-          (v75[i0 * L + l] - (v93[l] * 0.0078125f)) - (v48[i0 * L + l] * (v14[l] * 0.0078125f));
+      v81[i0 * L + l] =
+          (v62[i0 * L + l] - (v24[l] * 0.0078125f)) - (v59[i0 * L + l] * (v80[l] * 0.0078125f));
     }
   }
-  // %4539 = reduce_sum f64[] -> v93
+  // %4331 = reduce_sum f64[] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -19845,14 +18842,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v53[i0 * L + l];
+      acc_v[l] = acc_v[l] + v60[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v93[l] = acc_v[l];
+    v24[l] = acc_v[l];
   }
-  // %4544 = reduce_sum f64[] -> v14
+  // %4336 = reduce_sum f64[] -> v62
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -19860,19 +18857,19 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v53[i0 * L + l] - (v93[l] * 0.0078125f));
+      acc_v[l] = acc_v[l] + square(v60[i0 * L + l] - (v24[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc_v[l];
+    v62[l] = acc_v[l];
   }
-  // %4548 = reciprocal f64[] -> v93
+  // %4340 = reciprocal f64[] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v93[l] = T(1) / std::sqrt((v14[l] * 0.0078125f) + 1e-05f);
+    v24[l] = T(1) / std::sqrt((v62[l] * 0.0078125f) + 1e-05f);
   }
-  // %8231 = contract f64[64] -> v43
+  // %8118 = contract f64[64] -> v60
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19884,28 +18881,28 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v94[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v94[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v94[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v94[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v81[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v81[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v81[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v81[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 4) * L + l] = acc0_v[l] * v93[l];
-      v43[(i0 * 4 + 1) * L + l] = acc1_v[l] * v93[l];
-      v43[(i0 * 4 + 2) * L + l] = acc2_v[l] * v93[l];
-      v43[(i0 * 4 + 3) * L + l] = acc3_v[l] * v93[l];
+      v60[(i0 * 4) * L + l] = acc0_v[l] * v24[l];
+      v60[(i0 * 4 + 1) * L + l] = acc1_v[l] * v24[l];
+      v60[(i0 * 4 + 2) * L + l] = acc2_v[l] * v24[l];
+      v60[(i0 * 4 + 3) * L + l] = acc3_v[l] * v24[l];
     }
   }
-  // %8232 = mul f64[64] -> v66
+  // %8119 = mul f64[64] -> v62
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v66[i0 * L + l] = step(v45[i0 * L + l]) * v43[i0 * L + l];
+      v62[i0 * L + l] = v60[i0 * L + l] * step(v58[i0 * L + l]);
     }
   }
-  // %8233 = contract f64[128] -> v53
+  // %8120 = contract f64[128] -> v60
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -19917,28 +18914,28 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v66[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v66[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v66[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v66[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v62[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v62[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v62[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v62[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[(i0 * 4) * L + l] = acc0_v[l];
-      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v60[(i0 * 4) * L + l] = acc0_v[l];
+      v60[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v60[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v60[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8234 = mul f64[128] -> v75
+  // %8121 = mul f64[128] -> v80
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] = ff1_norm_gain[i0] * v53[i0 * L + l];
+      v80[i0 * L + l] = ff1_norm_gain[i0] * v60[i0 * L + l];
     }
   }
-  // %8235 = reduce_sum f64[] -> v14
+  // %8122 = reduce_sum f64[] -> v58
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -19946,14 +18943,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v75[i0 * L + l];
+      acc_v[l] = acc_v[l] + v80[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc_v[l];
+    v58[l] = acc_v[l];
   }
-  // %8239 = contract f64[] -> v71
+  // %8126 = contract f64[] -> v82
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -19961,80 +18958,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v37[i0 * L + l], v75[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v80[i0 * L + l], v55[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v71[l] = acc0_v[l];
+    v82[l] = acc0_v[l];
   }
-  // %4551 = reduce_sum f64[] -> v43
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v38[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v43[l] = acc_v[l];
-  }
-  // %4556 = reduce_sum f64[] -> v45
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v38[i0 * L + l] - (v43[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v45[l] = acc_v[l];
-  }
-  // %4560 = reciprocal f64[] -> v43
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v43[l] = T(1) / std::sqrt((v45[l] * 0.0078125f) + 1e-05f);
-  }
-  // %8246 = reshape f64[16,8] -> v38
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] =
-          (v94[i0 * L + l] * v93[l]) +
-          (((v75[i0 * L + l] - (v14[l] * 0.0078125f)) - ((v71[l] * 0.0078125f) * v37[i0 * L + l])) *
-           v43[l]);
-    }
-  }
-  // %8322 = add f64[16,8] -> v75
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v75[(i0 * 8 + i1) * L + l] =
-            v56[(i0 * 8 + i1) * L + l] + ((v62[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * T(h))) -
-                                          (v38[(i0 * 8 + i1) * L + l] * (v29[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %8324 = mul f64[16,8] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] = (1.0f - square(v30[(i0 * 8 + i1) * L + l])) *
-                                     (v75[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]);
-      }
-    }
-  }
-  // %4580 = reduce_sum f64[] -> v14
+  // %4310 = reduce_sum f64[] -> v83
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -20047,9 +18978,9 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc_v[l];
+    v83[l] = acc_v[l];
   }
-  // %4585 = reduce_sum f64[] -> v29
+  // %4315 = reduce_sum f64[] -> v84
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -20057,54 +18988,58 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v31[i0 * L + l] - (v14[l] * 0.0078125f));
+      acc_v[l] = acc_v[l] + square(v31[i0 * L + l] - (v83[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v29[l] = acc_v[l];
+    v84[l] = acc_v[l];
   }
-  // %4589 = reciprocal f64[] -> v14
+  // %4319 = reciprocal f64[] -> v83
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = T(1) / std::sqrt((v29[l] * 0.0078125f) + 1e-05f);
+    v83[l] = T(1) / std::sqrt((v84[l] * 0.0078125f) + 1e-05f);
   }
-  // %4623 = reduce_sum f64[] -> v29
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
+  // %8133 = reshape f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v51[i0 * L + l];
+      v31[i0 * L + l] =
+          (v81[i0 * L + l] * v24[l]) +
+          (((v80[i0 * L + l] - (v58[l] * 0.0078125f)) - (v55[i0 * L + l] * (v82[l] * 0.0078125f))) *
+           v83[l]);
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v29[l] = acc_v[l];
-  }
-  // %4628 = reduce_sum f64[] -> v71
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %8145 = contract f64[16] -> v58
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v51[i0 * L + l] - (v29[l] * 0.0078125f));
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v79[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v79[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v79[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v79[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v58[(i0 * 4) * L + l] = acc0_v[l];
+      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v71[l] = acc_v[l];
-  }
-  // %4632 = reciprocal f64[] -> v29
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v29[l] = T(1) / std::sqrt((v71[l] * 0.0078125f) + 1e-05f);
-  }
-  // %8258 = contract f64[16,8] -> v31
+  // %8144 = contract f64[16,8] -> v80
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20118,25 +19053,36 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v66[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v66[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v66[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
-                               v79[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v66[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v80[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v80[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v80[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v80[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8259 = contract f64[16] -> v71
+  // %8148 = add f64[16,8] -> v82
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v82[(i0 * 8 + i1) * L + l] =
+            (v64[(i0 * 8 + i1) * L + l] * (v58[i0 * L + l] * (T(h) * 0.5f))) +
+            v80[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8149 = contract f64[16] -> v58
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20148,34 +19094,57 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v97[(i0 * 32 + i1) * L + l], v79[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v54[(i0 * 32 + i1) * L + l], v82[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 8) * L + l], v79[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v54[(i0 * 32 + i1 + 8) * L + l], v82[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 16) * L + l], v79[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v54[(i0 * 32 + i1 + 16) * L + l], v82[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v97[(i0 * 32 + i1 + 24) * L + l], v79[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v54[(i0 * 32 + i1 + 24) * L + l], v82[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 4) * L + l] = acc0_v[l];
+      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8262 = add f64[16,8] -> v51
+  // %8152 = reshape f64[16] -> v80
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v80[i0 * L + l] = (v52[i0 * L + l] * (1.0f - v52[i0 * L + l])) * v58[i0 * L + l];
+    }
+  }
+  // %8153 = contract f64[128] -> v85
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v51[(i0 * 8 + i1) * L + l] =
-            v31[(i0 * 8 + i1) * L + l] + (v59[(i0 * 8 + i1) * L + l] * (v71[i0 * L + l] * T(h)));
+        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v80[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v80[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v80[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v80[i1 * L + l], acc3_v[l]);
       }
     }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v85[(i0 * 4) * L + l] = acc0_v[l];
+      v85[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v85[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v85[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
   }
-  // %8272 = contract f64[16,8] -> v31
+  // %8158 = contract f64[16,8] -> v86
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20189,25 +19158,25 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
-                               v74[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v53[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
-                               v74[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v53[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
-                               v74[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v53[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
-                               v74[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v53[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v86[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v86[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v86[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v86[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8269 = contract f64[16] -> v71
+  // %8155 = contract f64[16] -> v58
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20219,35 +19188,36 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v59[(i0 * 32 + i1) * L + l], v74[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v64[(i0 * 32 + i1) * L + l], v53[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 8) * L + l], v74[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v64[(i0 * 32 + i1 + 8) * L + l], v53[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 16) * L + l], v74[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v64[(i0 * 32 + i1 + 16) * L + l], v53[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v59[(i0 * 32 + i1 + 24) * L + l], v74[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v64[(i0 * 32 + i1 + 24) * L + l], v53[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 4) * L + l] = acc0_v[l];
+      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8274 = mul f64[16,8] -> v56
+  // %8160 = mul f64[16,8] -> v87
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v56[(i0 * 8 + i1) * L + l] =
-            (1.0f - square(v79[(i0 * 8 + i1) * L + l])) *
-            (v31[(i0 * 8 + i1) * L + l] + (v97[(i0 * 8 + i1) * L + l] * (v71[i0 * L + l] * T(h))));
+        v87[(i0 * 8 + i1) * L + l] =
+            (1.0f - square(v66[(i0 * 8 + i1) * L + l])) *
+            (v86[(i0 * 8 + i1) * L + l] +
+             (v79[(i0 * 8 + i1) * L + l] * (v58[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %8275 = contract f64[16,8] -> v31
+  // %8164 = contract f64[16,8] -> v86
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20261,25 +19231,25 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v56[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v87[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v56[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v87[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v56[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v87[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v56[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v87[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v86[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v86[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v86[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v86[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8276 = contract f64[16] -> v71
+  // %8161 = contract f64[16] -> v58
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20291,35 +19261,36 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v76[(i0 * 32 + i1) * L + l], v56[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v87[(i0 * 32 + i1) * L + l], v65[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v76[(i0 * 32 + i1 + 8) * L + l], v56[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v87[(i0 * 32 + i1 + 8) * L + l], v65[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v76[(i0 * 32 + i1 + 16) * L + l], v56[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v87[(i0 * 32 + i1 + 16) * L + l], v65[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v76[(i0 * 32 + i1 + 24) * L + l], v56[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v87[(i0 * 32 + i1 + 24) * L + l], v65[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 4) * L + l] = acc0_v[l];
+      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8280 = sub f64[16,8] -> v74
+  // %8166 = sub f64[16,8] -> v88
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v74[(i0 * 8 + i1) * L + l] =
-            (v51[(i0 * 8 + i1) * L + l] * v25[i0 * L + l]) -
-            (v31[(i0 * 8 + i1) * L + l] + (v63[(i0 * 8 + i1) * L + l] * (v71[i0 * L + l] * T(h))));
+        v88[(i0 * 8 + i1) * L + l] =
+            (v82[(i0 * 8 + i1) * L + l] * v52[i0 * L + l]) -
+            (v86[(i0 * 8 + i1) * L + l] +
+             (v63[(i0 * 8 + i1) * L + l] * (v58[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %8281 = contract f64[16] -> v71
+  // %8167 = contract f64[16] -> v58
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20331,34 +19302,34 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v74[(i0 * 32 + i1) * L + l], v58[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v54[(i0 * 32 + i1) * L + l], v88[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v74[(i0 * 32 + i1 + 8) * L + l], v58[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v54[(i0 * 32 + i1 + 8) * L + l], v88[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v74[(i0 * 32 + i1 + 16) * L + l], v58[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v54[(i0 * 32 + i1 + 16) * L + l], v88[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v74[(i0 * 32 + i1 + 24) * L + l], v58[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v54[(i0 * 32 + i1 + 24) * L + l], v88[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 4) * L + l] = acc0_v[l];
+      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8284 = mul f64[16,8] -> v31
+  // %8170 = mul f64[16,8] -> v52
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] =
-            (v74[(i0 * 8 + i1) * L + l] - v71[i0 * L + l]) * v58[(i0 * 8 + i1) * L + l];
+        v52[(i0 * 8 + i1) * L + l] =
+            v54[(i0 * 8 + i1) * L + l] * (v88[(i0 * 8 + i1) * L + l] - v58[i0 * L + l]);
       }
     }
   }
-  // %8285 = contract f64[16,128] -> v98
+  // %8171 = contract f64[16,128] -> v82
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -20372,25 +19343,25 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v31[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v31[(i0 * 8 + i2) * L + l],
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v52[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v52[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v31[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v52[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v31[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v52[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v98[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v98[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v98[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v98[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v82[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v82[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v82[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v82[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8286 = contract f64[16,128] -> v99
+  // %8172 = contract f64[16,128] -> v89
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -20404,25 +19375,25 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v56[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v56[(i0 * 8 + i2) * L + l],
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v87[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v87[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v56[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v87[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v56[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v87[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v99[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
-        v99[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v99[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v99[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v89[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v89[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v89[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v89[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8288 = reduce_sum f64[128] -> v63
+  // %8174 = reduce_sum f64[128] -> v86
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20431,91 +19402,29 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v98[(i0 + i1 * 128) * L + l] + v99[(i0 + i1 * 128) * L + l]);
+        acc_v[l] = acc_v[l] + (v82[(i0 + i1 * 128) * L + l] + v89[(i0 + i1 * 128) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v63[i0 * L + l] = acc_v[l];
+      v86[i0 * L + l] = acc_v[l];
     }
   }
-  // %8263 = contract f64[16] -> v71
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v51[(i0 * 32 + i1) * L + l], v58[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v51[(i0 * 32 + i1 + 8) * L + l], v58[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v51[(i0 * 32 + i1 + 16) * L + l], v58[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v51[(i0 * 32 + i1 + 24) * L + l], v58[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[(i0 * 4) * L + l] = acc0_v[l];
-      v71[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v71[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v71[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8266 = reshape f64[16] -> v43
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v71[i0 * L + l] * (v25[i0 * L + l] * (1.0f - v25[i0 * L + l]));
-    }
-  }
-  // %8267 = contract f64[128] -> v51
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v43[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v51[(i0 * 4) * L + l] = acc0_v[l];
-      v51[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v51[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v51[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8289 = add f64[128] -> v74
+  // %8175 = add f64[128] -> v88
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v74[i0 * L + l] = v63[i0 * L + l] + v51[i0 * L + l];
+      v88[i0 * L + l] = v85[i0 * L + l] + v86[i0 * L + l];
     }
   }
-  // %8290 = mul f64[128] -> v51
+  // %8176 = mul f64[128] -> v85
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v51[i0 * L + l] = ln2_gain[i0] * v74[i0 * L + l];
+      v85[i0 * L + l] = ln2_gain[i0] * v88[i0 * L + l];
     }
   }
-  // %8291 = reduce_sum f64[] -> v25
+  // %8177 = reduce_sum f64[] -> v83
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -20523,14 +19432,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v51[i0 * L + l];
+      acc_v[l] = acc_v[l] + v85[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v25[l] = acc_v[l];
+    v83[l] = acc_v[l];
   }
-  // %8295 = contract f64[] -> v71
+  // %8181 = contract f64[] -> v84
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -20538,22 +19447,57 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v51[i0 * L + l], v47[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v85[i0 * L + l], v49[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v71[l] = acc0_v[l];
+    v84[l] = acc0_v[l];
   }
-  // %8299 = sub f64[128] -> v63
+  // %8185 = sub f64[128] -> v86
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v63[i0 * L + l] =
-          (v51[i0 * L + l] - (v25[l] * 0.0078125f)) - ((v71[l] * 0.0078125f) * v47[i0 * L + l]);
+      v86[i0 * L + l] =
+          (v85[i0 * L + l] - (v83[l] * 0.0078125f)) - (v49[i0 * L + l] * (v84[l] * 0.0078125f));
     }
   }
-  // %8301 = contract f64[64] -> v45
+  // %4539 = reduce_sum f64[] -> v83
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v50[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v83[l] = acc_v[l];
+  }
+  // %4544 = reduce_sum f64[] -> v84
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v50[i0 * L + l] - (v83[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v84[l] = acc_v[l];
+  }
+  // %4548 = reciprocal f64[] -> v83
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v83[l] = T(1) / std::sqrt((v84[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8187 = contract f64[64] -> v58
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20565,28 +19509,28 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v63[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v63[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v63[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v63[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v86[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v86[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v86[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v86[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l] * v29[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l] * v29[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l] * v29[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l] * v29[l];
+      v58[(i0 * 4) * L + l] = acc0_v[l] * v83[l];
+      v58[(i0 * 4 + 1) * L + l] = acc1_v[l] * v83[l];
+      v58[(i0 * 4 + 2) * L + l] = acc2_v[l] * v83[l];
+      v58[(i0 * 4 + 3) * L + l] = acc3_v[l] * v83[l];
     }
   }
-  // %8302 = mul f64[64] -> v51
+  // %8188 = mul f64[64] -> v50
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v51[i0 * L + l] = v45[i0 * L + l] * step(v44[i0 * L + l]);
+      v50[i0 * L + l] = step(v48[i0 * L + l]) * v58[i0 * L + l];
     }
   }
-  // %8303 = contract f64[128] -> v76
+  // %8189 = contract f64[128] -> v85
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20598,28 +19542,28 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v51[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v51[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v51[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v51[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v50[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v76[(i0 * 4) * L + l] = acc0_v[l];
-      v76[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v76[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v76[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v85[(i0 * 4) * L + l] = acc0_v[l];
+      v85[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v85[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v85[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8304 = mul f64[128] -> v79
+  // %8190 = mul f64[128] -> v82
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v79[i0 * L + l] = ff1_norm_gain[i0] * v76[i0 * L + l];
+      v82[i0 * L + l] = ff1_norm_gain[i0] * v85[i0 * L + l];
     }
   }
-  // %8305 = reduce_sum f64[] -> v25
+  // %8191 = reduce_sum f64[] -> v84
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -20627,14 +19571,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v79[i0 * L + l];
+      acc_v[l] = acc_v[l] + v82[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v25[l] = acc_v[l];
+    v84[l] = acc_v[l];
   }
-  // %8309 = contract f64[] -> v71
+  // %8195 = contract f64[] -> v48
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -20642,79 +19586,66 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v79[i0 * L + l], v35[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v44[i0 * L + l], v82[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v71[l] = acc0_v[l];
+    v48[l] = acc0_v[l];
   }
-  // %8316 = reshape f64[16,8] -> v95
+  // %4551 = reduce_sum f64[] -> v58
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v95[i0 * L + l] = (v14[l] * ((v79[i0 * L + l] - (v25[l] * 0.0078125f)) -
-                                   ((v71[l] * 0.0078125f) * v35[i0 * L + l]))) +
-                        (v29[l] * v63[i0 * L + l]);
+      acc_v[l] = acc_v[l] + v45[i0 * L + l];
     }
   }
-  // %9230 = add f64[16,8] -> v79
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v79[(i0 * 8 + i1) * L + l] = (v23[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) +
-                                     (v62[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f));
-      }
-    }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v58[l] = acc_v[l];
   }
-  // %9224 = add f64[16,8] -> v96
+  // %4556 = reduce_sum f64[] -> v89
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v96[i0 * L + l] = v32[i0 * L + l] + v38[i0 * L + l];
+      acc_v[l] = acc_v[l] + square(v45[i0 * L + l] - (v58[l] * 0.0078125f));
     }
   }
-  // %9246 = sub f64[16,8,8] -> a.W1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (((((((v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                    v18[(i0 * 8 + i1) * L + l]) +
-                   a0[(i0 * 64 + i1 * 8 + i2) * L + l]) -
-                  ((v95[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                   v21[(i0 * 8 + i2) * L + l])) +
-                 (v79[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l])) +
-                ((v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v81[(i0 * 8 + i1) * L + l])) -
-               ((v24[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v11[(i0 * 8 + i1) * L + l])) -
-              (v96[(i0 * 8 + i1) * L + l] * (v22[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)));
-        }
-      }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v89[l] = acc_v[l];
+  }
+  // %4560 = reciprocal f64[] -> v58
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v58[l] = T(1) / std::sqrt((v89[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8202 = reshape f64[16,8] -> v45
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v45[i0 * L + l] =
+          (v86[i0 * L + l] * v83[l]) +
+          (((v82[i0 * L + l] - (v84[l] * 0.0078125f)) - ((v48[l] * 0.0078125f) * v44[i0 * L + l])) *
+           v58[l]);
     }
   }
-  // %9168 = add f64[16,8,8] -> a.W2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          a1[(i0 * 64 + i1 * 8 + i2 + 1024) * L + l] =
-              a0[(i0 * 64 + i1 * 8 + i2 + 1024) * L + l] +
-              (((((v61[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v86[(i0 * 8 + i1) * L + l]) +
-                 (v77[(i0 * 8 + i2) * L + l] *
-                  (v91[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)))) +
-                (v59[(i0 * 8 + i2) * L + l] *
-                 (v97[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)))) +
-               ((v56[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v58[(i0 * 8 + i2) * L + l]));
-        }
-      }
+  // %9180 = add f64[16,8] -> v82
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = v31[i0 * L + l] + v45[i0 * L + l];
     }
   }
-  // %8340 = contract f64[16,8] -> v58
+  // %8296 = contract f64[16,8] -> v89
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20728,25 +19659,25 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v76[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v58[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v58[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v58[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v58[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v89[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v89[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v89[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v89[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8341 = contract f64[16] -> v14
+  // %8297 = contract f64[16] -> v48
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20758,71 +19689,34 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v58[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 32 + i1) * L + l], v89[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v58[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 32 + i1 + 8) * L + l], v89[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v58[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 32 + i1 + 16) * L + l], v89[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v58[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 32 + i1 + 24) * L + l], v89[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8344 = mul f64[16,8] -> v59
+  // %8300 = mul f64[16,8] -> v90
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v59[(i0 * 8 + i1) * L + l] =
-            v24[(i0 * 8 + i1) * L + l] * (v58[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
+        v90[(i0 * 8 + i1) * L + l] =
+            v23[(i0 * 8 + i1) * L + l] * (v89[(i0 * 8 + i1) * L + l] - v48[i0 * L + l]);
       }
     }
   }
-  // %8345 = contract f64[16,5] -> v58
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v59[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v59[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v59[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v59[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 5) * L + l] = acc0_v[l];
-      v58[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v58[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v58[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v59[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %5685 = contract f64[16,5] -> v61
+  // %8301 = contract f64[16,5] -> v89
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20834,32 +19728,69 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v81[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v81[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v81[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v81[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v90[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v90[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v90[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v90[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v61[(i0 * 5) * L + l] = acc0_v[l];
-      v61[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v61[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v61[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v89[(i0 * 5) * L + l] = acc0_v[l];
+      v89[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v89[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v89[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v81[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v90[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v61[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v89[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %5687 = contract f64[16,8] -> v77
+  // %5641 = contract f64[16,5] -> v91
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v68[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v68[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v68[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v68[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v91[(i0 * 5) * L + l] = acc0_v[l];
+      v91[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v91[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v91[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v68[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v91[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %5643 = contract f64[16,8] -> v92
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20884,14 +19815,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v77[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v77[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v77[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v77[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v92[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v92[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v92[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v92[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %6671 = contract f64[16,8] -> v79
+  // %6627 = contract f64[16,8] -> v93
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -20905,32 +19836,32 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v81[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v68[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v81[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v68[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v81[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v68[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v81[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v68[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v79[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v79[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v79[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v79[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v93[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v93[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v93[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v93[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %6673 = sub f64[16,8] -> v96
+  // %6629 = sub f64[16,8] -> v94
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v96[i0 * L + l] = v77[i0 * L + l] - v79[i0 * L + l];
+      v94[i0 * L + l] = v92[i0 * L + l] - v93[i0 * L + l];
     }
   }
-  // %7455 = contract f64[16] -> v14
+  // %7411 = contract f64[16] -> v48
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20942,34 +19873,34 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v96[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v94[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v96[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v94[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v96[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v94[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v96[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v94[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8348 = mul f64[16,8] -> v77
+  // %8304 = mul f64[16,8] -> v92
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v77[(i0 * 8 + i1) * L + l] =
-            (v96[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v9[(i0 * 8 + i1) * L + l];
+        v92[(i0 * 8 + i1) * L + l] =
+            (v94[(i0 * 8 + i1) * L + l] - v48[i0 * L + l]) * v9[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %8349 = contract f64[16,5] -> v79
+  // %8305 = contract f64[16,5] -> v93
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -20981,32 +19912,32 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v77[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v77[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v77[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v77[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v92[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v92[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v92[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v92[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v79[(i0 * 5) * L + l] = acc0_v[l];
-      v79[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v79[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v79[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v93[(i0 * 5) * L + l] = acc0_v[l];
+      v93[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v93[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v93[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v77[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v92[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v79[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v93[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8351 = reduce_sum f64[5] -> v14
+  // %8307 = reduce_sum f64[5] -> v48
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21015,16 +19946,16 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v58[(i0 + i1 * 5) * L + l] + v61[(i0 + i1 * 5) * L + l]) +
-                               v79[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + ((v89[(i0 + i1 * 5) * L + l] + v91[(i0 + i1 * 5) * L + l]) +
+                               v93[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc_v[l];
+      v48[i0 * L + l] = acc_v[l];
     }
   }
-  // %5698 = contract f64[16] -> v25
+  // %5654 = contract f64[16] -> v58
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21036,31 +19967,31 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v80[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v67[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v80[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v67[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v80[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v67[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v80[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v67[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v58[(i0 * 4) * L + l] = acc0_v[l];
+      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5701 = reshape f64[16] -> v71
+  // %5657 = reshape f64[16] -> v91
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v71[i0 * L + l] = v25[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
+      v91[i0 * L + l] = v58[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
     }
   }
-  // %5702 = contract f64[5] -> v16
+  // %5658 = contract f64[5] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -21071,10 +20002,10 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5], v71[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v71[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v71[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v71[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v91[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v91[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v91[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v91[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -21088,22 +20019,22 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v71[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v91[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v16[4 * L + l] = acc0_v[l];
   }
-  // %8352 = add f64[5] -> v25
+  // %8308 = add f64[5] -> v58
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v14[i0 * L + l] + v16[i0 * L + l];
+      v58[i0 * L + l] = v48[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %8442 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %8342 = contract f64[16,5] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -21114,24 +20045,64 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v62[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v62[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v62[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v62[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v22[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v22[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v22[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8451 = contract f64[16] -> v16
+  // %8335 = contract f64[16,8] -> v67
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v67[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v67[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v67[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v67[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8332 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21143,13 +20114,13 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -21160,14 +20131,18 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %9279 = sub f64[16] -> v44
+  // %8336 = add f64[16,8] -> v93
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = (v14[i0 * L + l] * T(h)) - (v16[i0 * L + l] * T(h));
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v93[(i0 * 8 + i1) * L + l] =
+            v67[(i0 * 8 + i1) * L + l] +
+            (v9[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)));
+      }
     }
   }
-  // %8445 = contract f64[16] -> v14
+  // %8337 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21179,24 +20154,1735 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v38[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v93[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v38[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v93[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v38[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v93[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v38[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v93[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8449 = contract f64[16,8] -> v19
+  // %8340 = mul f64[16,8] -> v67
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v67[(i0 * 8 + i1) * L + l] =
+            (v93[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v21[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8341 = contract f64[16,5] -> v93
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v67[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v67[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v67[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v67[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v93[(i0 * 5) * L + l] = acc0_v[l];
+      v93[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v93[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v93[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v67[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v93[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8319 = contract f64[16,8] -> v94
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v26[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v26[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v26[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v26[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v94[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v94[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v94[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v94[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8312 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v68[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v68[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v68[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v68[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8321 = contract f64[16] -> v48
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %9205 = contract f64[16] -> v89
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v89[i0 * L + l] = (v16[i0 * L + l] - v48[i0 * L + l]) * (T(h) * 0.5f);
+    }
+  }
+  // %8315 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v76[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v76[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v76[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v76[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8324 = contract f64[16,8] -> v95
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v95[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v95[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v95[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v95[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %9209 = sub f64[16,8] -> v96
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v96[(i0 * 8 + i1) * L + l] =
+            ((v94[(i0 * 8 + i1) * L + l] + (v9[(i0 * 8 + i1) * L + l] * v89[i0 * L + l])) -
+             (v23[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)))) -
+            v95[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %2578 = contract f64[16] -> v16
+  // %9210 = contract f64[16] -> v48
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v96[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v96[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v96[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v96[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 4) * L + l] = acc4_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %4402 = tanh f64[16,8] -> v94
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v94[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v7[(i0 * 8 + i1) * L + l] -
+                     ((v26[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) +
+                      v18[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %4403 = contract f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] = v94[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
+      }
+    }
+  }
+  // %4657 = tanh f64[16,8] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 8 + i1) * L + l] = vm::tanh(
+            v6[(i0 * 8 + i1) * L + l] -
+            (v11[(i0 * 8 + i1) * L + l] + (v7[(i0 * 8 + i1) * L + l] * (v27[i0 * L + l] * T(h)))));
+      }
+    }
+  }
+  // %4802 = contract f64[16,8] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
+      }
+    }
+  }
+  // %9173 = add f64[16,8,8] -> W1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z1_W1[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              ((v6[(i0 * 8 + i1) * L + l] * (v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
+               (((v26[(i0 * 8 + i1) * L + l] *
+                  (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                 (v8[(i0 * 8 + i1) * L + l] * (v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)))) +
+                ((v7[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                 v10[(i0 * 8 + i2) * L + l]))) +
+              z0_W1[(i0 * 64 + i1 * 8 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %4405 = add f64[16,8] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 8 + i1) * L + l] =
+            (v7[(i0 * 8 + i1) * L + l] * (v15[i0 * L + l] * T(h))) + v30[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4406 = reshape f64[128] -> v11
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v8[i0 * L + l];
+    }
+  }
+  // %4407 = layernorm f64[128] -> v8
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v11[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e3817 = v11[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e3817 * e3817);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = (v11[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4409 = add f64[128] -> v30
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = (ff1_norm_gain[i0] * v8[i0 * L + l]) + ff1_norm_bias[i0];
+    }
+  }
+  // %4410 = contract f64[64] -> v95
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v30[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v95[(i0 * 4) * L + l] = acc0_v[l];
+      v95[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v95[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v95[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4411 = add f64[64] -> v89
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v89[i0 * L + l] = ff1_up_bias[i0] + v95[i0 * L + l];
+    }
+  }
+  // %4412 = relu f64[64] -> v95
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v95[i0 * L + l] = relu(v89[i0 * L + l]);
+    }
+  }
+  // %4413 = contract f64[128] -> v97
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v95[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v95[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v95[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v95[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v97[(i0 * 4) * L + l] = acc0_v[l];
+      v97[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v97[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v97[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4415 = add f64[128] -> v98
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v98[i0 * L + l] = (v97[i0 * L + l] + ff1_down_bias[i0]) + v11[i0 * L + l];
+    }
+  }
+  // %4416 = layernorm f64[128] -> v97
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v98[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e3906 = v98[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e3906 * e3906);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v97[i0 * L + l] = (v98[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4418 = add f64[128] -> v99
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v99[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v97[i0 * L + l]);
+    }
+  }
+  // %4420 = contract f64[16,8] -> v100
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v99[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v99[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v99[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v99[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v100[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v100[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v100[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v100[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4421 = softmax f64[16,8] -> v101
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v100[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v100[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[i1 * L + l] = vm::exp(v100[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v100[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v101[(i0 * 8 + i1) * L + l] = v15[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %4422 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v99[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v99[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v99[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v99[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4424 = sigmoid f64[16,1,1] -> v100
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v100[i0 * L + l] = sigmoid(v15[i0 * L + l]);
+    }
+  }
+  // %4426 = contract f64[16,8] -> v102
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v102[(i0 * 8 + i1) * L + l] = v101[(i0 * 8 + i1) * L + l] * v100[i0 * L + l];
+      }
+    }
+  }
+  // %4428 = contract f64[16,8] -> v103
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v99[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v99[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v99[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v99[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v103[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v103[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v103[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v103[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4429 = contract f64[16,8] -> v104
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v101[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v101[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v101[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v101[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v104[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v104[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v104[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v104[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4430 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v53[(i0 * 32 + i1) * L + l], v101[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v53[(i0 * 32 + i1 + 8) * L + l], v101[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v53[(i0 * 32 + i1 + 16) * L + l], v101[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v53[(i0 * 32 + i1 + 24) * L + l], v101[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4435 = tanh f64[16,8] -> v105
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v105[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v103[(i0 * 8 + i1) * L + l] -
+                     (v104[(i0 * 8 + i1) * L + l] +
+                      (v66[(i0 * 8 + i1) * L + l] * (v15[i0 * L + l] * T(h)))));
+      }
+    }
+  }
+  // %8037 = add f64[16,8,8] -> W2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z1_W2[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              z0_W2[(i0 * 64 + i1 * 8 + i2) * L + l] +
+              ((((v42[(i0 * 8 + i1) * L + l] *
+                  (v39[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
+                 ((v102[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v105[(i0 * 8 + i1) * L + l])) +
+                ((v63[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                 v65[(i0 * 8 + i1) * L + l])) +
+               (v66[(i0 * 8 + i1) * L + l] * (v53[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))));
+        }
+      }
+    }
+  }
+  // %8207 = add f64[16,8] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 8 + i1) * L + l] =
+            v70[(i0 * 8 + i1) * L + l] +
+            ((v22[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) -
+             (v31[(i0 * 8 + i1) * L + l] * (v43[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %8209 = mul f64[16,8] -> v42
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v42[(i0 * 8 + i1) * L + l] = (v39[(i0 * 8 + i1) * L + l] * v17[i0 * L + l]) *
+                                     (1.0f - square(v94[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %8278 = add f64[16,8] -> v63
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v63[(i0 * 8 + i1) * L + l] =
+            v69[(i0 * 8 + i1) * L + l] + ((v42[(i0 * 8 + i1) * L + l] * (v27[i0 * L + l] * T(h))) -
+                                          (v45[(i0 * 8 + i1) * L + l] * (v28[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %8280 = mul f64[16,8] -> v65
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v65[(i0 * 8 + i1) * L + l] = (1.0f - square(v18[(i0 * 8 + i1) * L + l])) *
+                                     (v63[(i0 * 8 + i1) * L + l] * v14[i0 * L + l]);
+      }
+    }
+  }
+  // %4580 = reduce_sum f64[] -> v84
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v11[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v84[l] = acc_v[l];
+  }
+  // %4585 = reduce_sum f64[] -> v15
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v11[i0 * L + l] - (v84[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc_v[l];
+  }
+  // %4589 = reciprocal f64[] -> v84
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v84[l] = T(1) / std::sqrt((v15[l] * 0.0078125f) + 1e-05f);
+  }
+  // %4623 = reduce_sum f64[] -> v15
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v98[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc_v[l];
+  }
+  // %4628 = reduce_sum f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v98[i0 * L + l] - (v15[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc_v[l];
+  }
+  // %4632 = reciprocal f64[] -> v15
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = T(1) / std::sqrt((v16[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8214 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
+                               v105[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
+                               v105[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
+                               v105[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
+                               v105[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8215 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v87[(i0 * 32 + i1) * L + l], v105[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v87[(i0 * 32 + i1 + 8) * L + l], v105[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v87[(i0 * 32 + i1 + 16) * L + l], v105[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v87[(i0 * 32 + i1 + 24) * L + l], v105[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8218 = add f64[16,8] -> v69
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v69[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] + (v54[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * T(h)));
+      }
+    }
+  }
+  // %8228 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
+                               v102[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
+                               v102[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
+                               v102[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
+                               v102[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8225 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v54[(i0 * 32 + i1) * L + l], v102[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v54[(i0 * 32 + i1 + 8) * L + l], v102[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v54[(i0 * 32 + i1 + 16) * L + l], v102[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v54[(i0 * 32 + i1 + 24) * L + l], v102[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8230 = mul f64[16,8] -> v70
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v70[(i0 * 8 + i1) * L + l] =
+            (1.0f - square(v105[(i0 * 8 + i1) * L + l])) *
+            (v11[(i0 * 8 + i1) * L + l] + (v87[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %8231 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v70[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v70[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v70[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v70[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8232 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v70[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v70[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v70[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v70[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8236 = sub f64[16,8] -> v66
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v66[(i0 * 8 + i1) * L + l] =
+            (v69[(i0 * 8 + i1) * L + l] * v100[i0 * L + l]) -
+            (v11[(i0 * 8 + i1) * L + l] + (v53[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %8237 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v66[(i0 * 32 + i1) * L + l], v101[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v66[(i0 * 32 + i1 + 8) * L + l], v101[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v66[(i0 * 32 + i1 + 16) * L + l], v101[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v66[(i0 * 32 + i1 + 24) * L + l], v101[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8240 = mul f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] =
+            (v66[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v101[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8241 = contract f64[16,128] -> v106
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v11[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v11[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v11[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v106[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v106[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v106[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v106[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8242 = contract f64[16,128] -> v107
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v70[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v70[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v70[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v70[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v107[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v107[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v107[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v107[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8244 = reduce_sum f64[128] -> v53
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v106[(i0 + i1 * 128) * L + l] + v107[(i0 + i1 * 128) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %8219 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v69[(i0 * 32 + i1) * L + l], v101[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v69[(i0 * 32 + i1 + 8) * L + l], v101[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v69[(i0 * 32 + i1 + 16) * L + l], v101[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v69[(i0 * 32 + i1 + 24) * L + l], v101[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8222 = reshape f64[16] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v16[i0 * L + l] * (v100[i0 * L + l] * (1.0f - v100[i0 * L + l]));
+    }
+  }
+  // %8223 = contract f64[128] -> v66
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[(i0 * 4) * L + l] = acc0_v[l];
+      v66[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v66[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v66[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8245 = add f64[128] -> v69
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v69[i0 * L + l] = v53[i0 * L + l] + v66[i0 * L + l];
+    }
+  }
+  // %8246 = mul f64[128] -> v53
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[i0 * L + l] = ln2_gain[i0] * v69[i0 * L + l];
+    }
+  }
+  // %8247 = reduce_sum f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v53[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc_v[l];
+  }
+  // %8251 = contract f64[] -> v28
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v53[i0 * L + l], v97[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v28[l] = acc0_v[l];
+  }
+  // %8255 = sub f64[128] -> v66
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[i0 * L + l] =
+          (v53[i0 * L + l] - (v16[l] * 0.0078125f)) - ((v28[l] * 0.0078125f) * v97[i0 * L + l]);
+    }
+  }
+  // %8257 = contract f64[64] -> v53
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v66[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v66[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v66[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v66[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[(i0 * 4) * L + l] = acc0_v[l] * v15[l];
+      v53[(i0 * 4 + 1) * L + l] = acc1_v[l] * v15[l];
+      v53[(i0 * 4 + 2) * L + l] = acc2_v[l] * v15[l];
+      v53[(i0 * 4 + 3) * L + l] = acc3_v[l] * v15[l];
+    }
+  }
+  // %8258 = mul f64[64] -> v98
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v98[i0 * L + l] = v53[i0 * L + l] * step(v89[i0 * L + l]);
+    }
+  }
+  // %8259 = contract f64[128] -> v53
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v98[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v98[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v98[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v98[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[(i0 * 4) * L + l] = acc0_v[l];
+      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8260 = mul f64[128] -> v100
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v100[i0 * L + l] = ff1_norm_gain[i0] * v53[i0 * L + l];
+    }
+  }
+  // %8261 = reduce_sum f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v100[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc_v[l];
+  }
+  // %8265 = contract f64[] -> v28
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v100[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v28[l] = acc0_v[l];
+  }
+  // %8272 = reshape f64[16,8] -> v102
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v102[i0 * L + l] = (v84[l] * ((v100[i0 * L + l] - (v16[l] * 0.0078125f)) -
+                                    ((v28[l] * 0.0078125f) * v8[i0 * L + l]))) +
+                         (v15[l] * v66[i0 * L + l]);
+    }
+  }
+  // %9186 = add f64[16,8] -> v100
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v100[i0 * L + l] = v42[i0 * L + l] + v22[i0 * L + l];
+    }
+  }
+  // %9203 = sub f64[16,8,8] -> a.W1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              ((((v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v68[(i0 * 8 + i1) * L + l]) +
+                (((((v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                    v65[(i0 * 8 + i1) * L + l]) +
+                   a0[(i0 * 64 + i1 * 8 + i2) * L + l]) -
+                  ((v102[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                   v20[(i0 * 8 + i2) * L + l])) +
+                 ((v100[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                  v10[(i0 * 8 + i2) * L + l]))) -
+               ((v23[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v76[(i0 * 8 + i1) * L + l])) -
+              (v82[(i0 * 8 + i1) * L + l] * (v21[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)));
+        }
+      }
+    }
+  }
+  // %9124 = add f64[16,8,8] -> a.W2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 64 + i1 * 8 + i2 + 1024) * L + l] =
+              a0[(i0 * 64 + i1 * 8 + i2 + 1024) * L + l] +
+              (((((v41[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v75[(i0 * 8 + i1) * L + l]) +
+                 (v64[(i0 * 8 + i2) * L + l] *
+                  (v79[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)))) +
+                (v54[(i0 * 8 + i2) * L + l] *
+                 (v87[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)))) +
+               ((v70[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v101[(i0 * 8 + i2) * L + l]));
+        }
+      }
+    }
+  }
+  // %8418 = contract f64[16,5] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v65[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v65[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v65[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v65[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v65[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8420 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v102[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v102[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v102[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v102[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8419 = contract f64[16,8] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v102[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v102[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v102[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v102[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8423 = add f64[16,8] -> v41
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v41[(i0 * 8 + i1) * L + l] =
+            (v10[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * T(h))) + v23[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8424 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v41[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v41[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v41[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v41[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8427 = mul f64[16,8] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 8 + i1) * L + l] =
+            v20[(i0 * 8 + i1) * L + l] * (v41[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]);
+      }
+    }
+  }
+  // %8428 = contract f64[16,5] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v23[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v23[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v23[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v23[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v23[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8398 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v42[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v42[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v42[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v42[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8407 = contract f64[16] -> v28
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v65[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v65[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v65[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v65[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %9239 = contract f64[16] -> v43
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = (v16[i0 * L + l] - v28[i0 * L + l]) * T(h);
+    }
+  }
+  // %8401 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v45[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v45[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v45[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v45[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8405 = contract f64[16,8] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -21221,14 +21907,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v41[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v41[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v41[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v41[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8454 = contract f64[16,8] -> v6
+  // %8410 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -21242,13 +21928,13 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v65[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -21260,19 +21946,19 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %9283 = sub f64[16,8] -> v58
+  // %9243 = sub f64[16,8] -> v54
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v58[(i0 * 8 + i1) * L + l] = (((v10[(i0 * 8 + i1) * L + l] * v44[i0 * L + l]) -
-                                       (v22[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * T(h)))) +
-                                      v19[(i0 * 8 + i1) * L + l]) -
+        v54[(i0 * 8 + i1) * L + l] = (((v10[(i0 * 8 + i1) * L + l] * v43[i0 * L + l]) -
+                                       (v21[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * T(h)))) +
+                                      v41[(i0 * 8 + i1) * L + l]) -
                                      v6[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %9284 = contract f64[16] -> v14
+  // %9244 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21284,34 +21970,34 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v58[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v54[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v58[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v54[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v58[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v54[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v58[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v54[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %9287 = mul f64[16,8] -> v6
+  // %9247 = mul f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v6[(i0 * 8 + i1) * L + l] =
-            v12[(i0 * 8 + i1) * L + l] * (v58[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
+            v12[(i0 * 8 + i1) * L + l] * (v54[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]);
       }
     }
   }
-  // %9288 = contract f64[16,5] -> v12
+  // %9248 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21348,191 +22034,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8462 = contract f64[16,5] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v18[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v18[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %8464 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v95[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v95[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v95[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v95[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8463 = contract f64[16,8] -> v58
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v95[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v95[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v95[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v95[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v58[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v58[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v58[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v58[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8467 = add f64[16,8] -> v61
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v61[(i0 * 8 + i1) * L + l] =
-            (v10[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * T(h))) + v58[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %8468 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v61[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v61[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v61[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v61[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8471 = mul f64[16,8] -> v58
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v58[(i0 * 8 + i1) * L + l] =
-            v21[(i0 * 8 + i1) * L + l] * (v61[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
-      }
-    }
-  }
-  // %8472 = contract f64[16,5] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v58[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v58[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v58[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v58[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v58[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %9290 = reduce_sum f64[5] -> v14
+  // %9250 = reduce_sum f64[5] -> v16
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21541,16 +22043,16 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 5) * L + l] +
-                               (v19[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]));
+        acc_v[l] = acc_v[l] + ((v9[(i0 + i1 * 5) * L + l] + v20[(i0 + i1 * 5) * L + l]) +
+                               v12[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc_v[l];
+      v16[i0 * L + l] = acc_v[l];
     }
   }
-  // %8476 = contract f64[16] -> v16
+  // %8432 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21562,31 +22064,31 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v75[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v63[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v63[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v63[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v75[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v63[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8479 = reshape f64[16] -> v44
+  // %8435 = reshape f64[16] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]) * v16[i0 * L + l];
+      v43[i0 * L + l] = ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]) * v28[i0 * L + l];
     }
   }
-  // %8480 = contract f64[5] -> v16
+  // %8436 = contract f64[5] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -21597,38 +22099,48 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5], v44[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v44[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v44[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v44[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v43[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v43[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v43[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v43[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v44[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v43[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[4 * L + l] = acc0_v[l];
+    v14[4 * L + l] = acc0_v[l];
   }
-  // %9291 = add f64[5] -> v20
+  // %9251 = add f64[5] -> v28
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v14[i0 * L + l] + v16[i0 * L + l];
+      v28[i0 * L + l] = v16[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %8386 = contract f64[16,5] -> v12
+  // %9213 = mul f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1) * L + l] =
+            (v96[(i0 * 8 + i1) * L + l] - v48[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %9214 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -21640,10 +22152,10 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v23[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v23[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v23[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v23[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -21657,7 +22169,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v23[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -21665,401 +22177,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8379 = contract f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8376 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8380 = add f64[16,8] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1) * L + l] =
-            v19[(i0 * 8 + i1) * L + l] +
-            (v9[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %8381 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8384 = mul f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] =
-            (v21[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v22[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %8385 = contract f64[16,5] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v19[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v19[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v19[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v19[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v19[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %8363 = contract f64[16,8] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %8356 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v81[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v81[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v81[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v81[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8365 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %9247 = sub f64[16] -> v45
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = (v14[i0 * L + l] * (T(h) * 0.5f)) - (v16[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %8359 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8368 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %9251 = sub f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] =
-            ((v30[(i0 * 8 + i1) * L + l] + (v9[(i0 * 8 + i1) * L + l] * v45[i0 * L + l])) -
-             (v24[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))) -
-            v8[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %9252 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %9255 = mul f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] =
-            (v11[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %9256 = contract f64[16,5] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %9258 = reduce_sum f64[5] -> v14
+  // %9216 = reduce_sum f64[5] -> v14
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22068,8 +22186,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v12[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]) +
-                               v9[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + ((v19[(i0 + i1 * 5) * L + l] + v93[(i0 + i1 * 5) * L + l]) +
+                               v12[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -22084,7 +22202,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v16[i0 * L + l] = (1.0f - v17[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %8390 = contract f64[16] -> v45
+  // %8346 = contract f64[16] -> v48
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22096,31 +22214,31 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v87[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v87[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v87[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v87[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8393 = reshape f64[16] -> v9
+  // %8349 = reshape f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v16[i0 * L + l] * v45[i0 * L + l];
+      v12[i0 * L + l] = v16[i0 * L + l] * v48[i0 * L + l];
     }
   }
-  // %8394 = contract f64[5] -> v45
+  // %8350 = contract f64[5] -> v48
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -22131,38 +22249,38 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v9[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v9[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v9[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v12[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v12[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v45[l] = acc0_v[l];
-    v45[1 * L + l] = acc1_v[l];
-    v45[2 * L + l] = acc2_v[l];
-    v45[3 * L + l] = acc3_v[l];
+    v48[l] = acc0_v[l];
+    v48[1 * L + l] = acc1_v[l];
+    v48[2 * L + l] = acc2_v[l];
+    v48[3 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v9[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v12[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v45[4 * L + l] = acc0_v[l];
+    v48[4 * L + l] = acc0_v[l];
   }
-  // %9259 = add f64[5] -> v11
+  // %9217 = add f64[5] -> v17
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v14[i0 * L + l] + v45[i0 * L + l];
+      v17[i0 * L + l] = v14[i0 * L + l] + v48[i0 * L + l];
     }
   }
-  // %8433 = contract f64[16] -> v14
+  // %8375 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22174,13 +22292,13 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v92[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v45[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v92[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v45[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v92[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v45[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v92[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v45[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -22191,78 +22309,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8436 = reshape f64[16] -> v45
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = v14[i0 * L + l] * v16[i0 * L + l];
-    }
-  }
-  // %8437 = contract f64[5] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5], v45[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v45[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v45[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v45[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc0_v[l];
-    v14[1 * L + l] = acc1_v[l];
-    v14[2 * L + l] = acc2_v[l];
-    v14[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v45[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[4 * L + l] = acc0_v[l];
-  }
-  // %8419 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v38[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v38[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v38[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v38[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8422 = contract f64[16,8] -> v12
+  // %8378 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -22276,36 +22323,36 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v38[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v45[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v38[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v45[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v38[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v45[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v38[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v45[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8423 = add f64[16,8] -> v17
+  // %8379 = add f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1) * L + l] =
-            (v10[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) +
-            v12[(i0 * 8 + i1) * L + l];
+        v19[(i0 * 8 + i1) * L + l] =
+            (v10[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
+            v18[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %8424 = contract f64[16] -> v16
+  // %8380 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22317,71 +22364,34 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8427 = mul f64[16,8] -> v12
+  // %8383 = mul f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] =
-            (v17[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v22[(i0 * 8 + i1) * L + l];
+        v18[(i0 * 8 + i1) * L + l] =
+            (v19[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v21[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %8428 = contract f64[16,5] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5) * L + l] = acc0_v[l];
-      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %8429 = contract f64[16,5] -> v21
+  // %8384 = contract f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22393,32 +22403,69 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v62[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v62[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v62[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v62[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v18[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v18[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v62[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %8400 = contract f64[16] -> v16
+  // %8385 = contract f64[16,5] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v42[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v42[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v42[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v42[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v42[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8356 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22430,24 +22477,24 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8408 = contract f64[16] -> v24
+  // %8364 = contract f64[16] -> v48
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22459,31 +22506,31 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v62[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v42[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v42[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v42[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v62[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v42[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %9263 = sub f64[16] -> v26
+  // %9222 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (v16[i0 * L + l] * (T(h) * 0.5f)) - (v24[i0 * L + l] * (T(h) * 0.5f));
+      v22[i0 * L + l] = (v14[i0 * L + l] - v48[i0 * L + l]) * (T(h) * 0.5f);
     }
   }
-  // %8403 = contract f64[16] -> v16
+  // %8359 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22495,24 +22542,24 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8399 = contract f64[16,8] -> v24
+  // %8355 = contract f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -22537,14 +22584,14 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %8411 = contract f64[16,8] -> v7
+  // %8367 = contract f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -22558,13 +22605,13 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v62[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v42[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v62[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v42[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v62[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v42[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v62[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v42[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -22576,20 +22623,20 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %9267 = sub f64[16,8] -> v27
+  // %9226 = sub f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] =
-            (((v10[(i0 * 8 + i1) * L + l] * v26[i0 * L + l]) -
-              (v22[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)))) +
-             v24[(i0 * 8 + i1) * L + l]) -
+        v26[(i0 * 8 + i1) * L + l] =
+            (((v10[(i0 * 8 + i1) * L + l] * v22[i0 * L + l]) -
+              (v21[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))) +
+             v25[(i0 * 8 + i1) * L + l]) -
             v7[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %9268 = contract f64[16] -> v16
+  // %9227 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22601,34 +22648,34 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %9271 = mul f64[16,8] -> v7
+  // %9230 = mul f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v7[(i0 * 8 + i1) * L + l] =
-            (v27[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
+            (v26[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %9272 = contract f64[16,5] -> v10
+  // %9231 = contract f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22665,7 +22712,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %9274 = reduce_sum f64[5] -> v16
+  // %9233 = reduce_sum f64[5] -> v14
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -22674,74 +22721,145 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v17[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]) +
+        acc_v[l] = acc_v[l] + ((v19[(i0 + i1 * 5) * L + l] + v20[(i0 + i1 * 5) * L + l]) +
                                v10[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc_v[l];
+      v14[i0 * L + l] = acc_v[l];
     }
   }
-  // %9275 = add f64[5] -> v10
+  // %8389 = contract f64[16] -> v48
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v39[(i0 * 32 + i1) * L + l], v94[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v39[(i0 * 32 + i1 + 8) * L + l], v94[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v39[(i0 * 32 + i1 + 16) * L + l], v94[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v39[(i0 * 32 + i1 + 24) * L + l], v94[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8392 = reshape f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v48[i0 * L + l] * v16[i0 * L + l];
+    }
+  }
+  // %8393 = contract f64[5] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v10[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v10[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v10[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v10[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[4 * L + l] = acc0_v[l];
+  }
+  // %9235 = mul f64[5] -> v48
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v14[i0 * L + l] + v16[i0 * L + l];
+      v48[i0 * L + l] = (v14[i0 * L + l] + v16[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %9300 = mul f64[5] -> adj.ln1.gain
+  // %9260 = mul f64[5] -> adj.ln1.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-(((v4[i0 * L + l] * v25[i0 * L + l]) + (v0[i0 * L + l] * v20[i0 * L + l])) *
-                      0.16666667f)) -
-                   ((v2[i0 * L + l] * v11[i0 * L + l]) * 0.33333334f)) -
-                  (v2[i0 * L + l] * (v10[i0 * L + l] * 0.33333334f))) *
-                 T(h);
+        sum[l] =
+            T(h) * (((-(((v0[i0 * L + l] * v28[i0 * L + l]) + (v4[i0 * L + l] * v58[i0 * L + l])) *
+                        0.16666667f)) -
+                     ((v17[i0 * L + l] * v2[i0 * L + l]) * 0.33333334f)) -
+                    (v48[i0 * L + l] * v2[i0 * L + l]));
       }
       dtheta_ln1_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %9314 = mul f64[5] -> adj.ln1.bias
+  // %9271 = mul f64[5] -> adj.ln1.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v10[i0 * L + l] + v11[i0 * L + l]) * 0.33333334f)) -
-                  ((v25[i0 * L + l] + v20[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * (((-(v17[i0 * L + l] * 0.33333334f)) -
+                          ((v28[i0 * L + l] + v58[i0 * L + l]) * 0.16666667f)) -
+                         v48[i0 * L + l]);
       }
       dtheta_ln1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %9172 = sub f64[16,5] -> adj.Wb1
+  // %9128 = sub f64[16,5] -> adj.Wb1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v71[i0 * L + l] * (v5[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                     (v9[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                    ((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v45[i0 * L + l])) -
-                   ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v44[i0 * L + l]);
+          sum[l] = (((-(v91[i0 * L + l] * (v5[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v12[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                    ((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v10[i0 * L + l])) -
+                   ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v43[i0 * L + l]);
         }
         dtheta_Wb1[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %9320 = add f64[16,8] -> v9
+  // %9277 = add f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v7[i0 * L + l] + v8[i0 * L + l];
+      v10[i0 * L + l] = v7[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %9325 = sub f64[16,8,5] -> adj.Wk1
+  // %9282 = sub f64[16,8,5] -> adj.Wk1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -22749,8 +22867,8 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v9[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v77[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+            sum[l] = ((-(v10[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v92[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
                      (v6[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
@@ -22758,14 +22876,7 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %9326 = add f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v62[i0 * L + l] + v23[i0 * L + l];
-    }
-  }
-  // %9330 = sub f64[16,8,5] -> adj.Wv1
+  // %9286 = sub f64[16,8,5] -> adj.Wv1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -22773,23 +22884,23 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v6[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v81[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                     (v18[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v100[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v68[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v65[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %9331 = add f64[16,8] -> v6
+  // %9287 = add f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v12[i0 * L + l] + v19[i0 * L + l];
+      v6[i0 * L + l] = v18[i0 * L + l] + v67[i0 * L + l];
     }
   }
-  // %9335 = sub f64[16,8,5] -> adj.Wq1
+  // %9291 = sub f64[16,8,5] -> adj.Wq1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -22798,171 +22909,211 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = ((-(v6[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v59[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                     (v58[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+                      (v90[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v23[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wq1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %8536 = mul f64[128] -> adj.ff1.norm.gain
+  // %8480 = mul f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v60[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %8483 = mul f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v37[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %8486 = mul f64[128] -> v9
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v85[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %8489 = mul f64[128] -> v10
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v53[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %8492 = mul f64[128] -> adj.ff1.norm.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v55[i0 * L + l] * (v73[i0 * L + l] * 0.33333334f))) -
-                    (v33[i0 * L + l] * (v49[i0 * L + l] * 0.16666667f))) -
-                   ((v53[i0 * L + l] * 0.33333334f) * v37[i0 * L + l])) -
-                  ((v76[i0 * L + l] * 0.16666667f) * v35[i0 * L + l])) *
+        sum[l] = ((((-(v55[i0 * L + l] * v6[i0 * L + l])) - (v32[i0 * L + l] * v7[i0 * L + l])) -
+                   (v9[i0 * L + l] * v44[i0 * L + l])) -
+                  (v10[i0 * L + l] * v8[i0 * L + l])) *
                  T(h);
       }
       dtheta_ff1_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %9344 = mul f64[128] -> adj.ff1.norm.bias
+  // %8497 = mul f64[128] -> adj.ff1.norm.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v53[i0 * L + l] + v73[i0 * L + l]) * 0.33333334f)) -
-                  ((v76[i0 * L + l] + v49[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] = ((((-v6[i0 * L + l]) - v7[i0 * L + l]) - v9[i0 * L + l]) - v10[i0 * L + l]) * T(h);
       }
       dtheta_ff1_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %8543 = contract f64[64] -> v44
+  // %8498 = mul f64[64] -> v48
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = (v84[i0 * L + l] * 0.16666667f) * T(h);
+      v48[i0 * L + l] = v71[i0 * L + l] * 0.16666667f;
     }
   }
-  // %8547 = contract f64[64] -> v45
+  // %8502 = mul f64[64] -> v58
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = (v68[i0 * L + l] * 0.33333334f) * T(h);
+      v58[i0 * L + l] = v62[i0 * L + l] * 0.33333334f;
     }
   }
-  // %8551 = contract f64[64] -> v6
+  // %8506 = mul f64[64] -> v91
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v66[i0 * L + l] * 0.33333334f) * T(h);
+      v91[i0 * L + l] = v50[i0 * L + l] * 0.33333334f;
     }
   }
-  // %8555 = contract f64[64] -> v7
+  // %8510 = mul f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (v51[i0 * L + l] * 0.16666667f) * T(h);
+      v6[i0 * L + l] = v98[i0 * L + l] * 0.16666667f;
     }
   }
-  // %8557 = sub f64[64,128] -> adj.ff1.up.weight
+  // %8513 = sub f64[64,128] -> adj.ff1.up.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v34[i1 * L + l] * v44[i0 * L + l])) - (v45[i0 * L + l] * v60[i1 * L + l])) -
-                    (v39[i1 * L + l] * v6[i0 * L + l])) -
-                   (v36[i1 * L + l] * v7[i0 * L + l]);
+          sum[l] = (((-(v33[i1 * L + l] * (v48[i0 * L + l] * T(h)))) -
+                     ((v58[i0 * L + l] * T(h)) * v56[i1 * L + l])) -
+                    (v46[i1 * L + l] * (v91[i0 * L + l] * T(h)))) -
+                   (v30[i1 * L + l] * (v6[i0 * L + l] * T(h)));
         }
         dtheta_ff1_up_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %9353 = mul f64[64] -> adj.ff1.up.bias
+  // %8518 = mul f64[64] -> adj.ff1.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v84[i0 * L + l] + v51[i0 * L + l]) * 0.16666667f)) -
-                         ((v66[i0 * L + l] + v68[i0 * L + l]) * 0.33333334f));
+        sum[l] =
+            T(h) * ((((-v48[i0 * L + l]) - v58[i0 * L + l]) - v91[i0 * L + l]) - v6[i0 * L + l]);
       }
       dtheta_ff1_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %8576 = sub f64[128,64] -> adj.ff1.down.weight
+  // %8532 = sub f64[128,64] -> adj.ff1.down.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v40[i1 * L + l] * ((T(h) * 0.16666667f) * v13[l])) * v85[i0 * L + l])) -
-                     (v90[i0 * L + l] * (v65[i1 * L + l] * (v70[l] * (T(h) * 0.33333334f))))) -
-                    (v94[i0 * L + l] * (v42[i1 * L + l] * (v93[l] * (T(h) * 0.33333334f))))) -
-                   ((v41[i1 * L + l] * ((T(h) * 0.16666667f) * v29[l])) * v63[i0 * L + l]);
+          sum[l] = (((-((v34[i1 * L + l] * ((T(h) * 0.16666667f) * v13[l])) * v73[i0 * L + l])) -
+                     (v81[i0 * L + l] * (v57[i1 * L + l] * (v24[l] * (T(h) * 0.33333334f))))) -
+                    (v86[i0 * L + l] * (v47[i1 * L + l] * (v83[l] * (T(h) * 0.33333334f))))) -
+                   ((v95[i1 * L + l] * ((T(h) * 0.16666667f) * v15[l])) * v66[i0 * L + l]);
         }
         dtheta_ff1_down_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %9362 = mul f64[128] -> adj.ff1.down.bias
+  // %9300 = mul f64[128] -> adj.ff1.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-(((v29[l] * v63[i0 * L + l]) + (v85[i0 * L + l] * v13[l])) * 0.16666667f)) -
-                  (((v94[i0 * L + l] * v93[l]) + (v90[i0 * L + l] * v70[l])) * 0.33333334f)) *
+        sum[l] = ((-(((v15[l] * v66[i0 * L + l]) + (v73[i0 * L + l] * v13[l])) * 0.16666667f)) -
+                  (((v86[i0 * L + l] * v83[l]) + (v81[i0 * L + l] * v24[l])) * 0.33333334f)) *
                  T(h);
       }
       dtheta_ff1_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %9367 = mul f64[128] -> adj.ln2.gain
+  // %8542 = mul f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v74[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %8560 = mul f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v69[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %9305 = mul f64[128] -> adj.ln2.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-(v46[i0 * L + l] * (v88[i0 * L + l] * 0.16666667f))) -
-                   (((v67[i0 * L + l] * v89[i0 * L + l]) + (v48[i0 * L + l] * v78[i0 * L + l])) *
+        sum[l] = (((-(v36[i0 * L + l] * v6[i0 * L + l])) -
+                   (((v59[i0 * L + l] * v78[i0 * L + l]) + (v49[i0 * L + l] * v88[i0 * L + l])) *
                     0.33333334f)) -
-                  ((v74[i0 * L + l] * 0.16666667f) * v47[i0 * L + l])) *
+                  (v7[i0 * L + l] * v97[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln2_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %9376 = mul f64[128] -> adj.ln2.bias
+  // %9310 = mul f64[128] -> adj.ln2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v74[i0 * L + l] + v88[i0 * L + l]) * 0.16666667f)) -
-                  ((v89[i0 * L + l] + v78[i0 * L + l]) * 0.33333334f)) *
+        sum[l] = (((-v6[i0 * L + l]) - ((v78[i0 * L + l] + v88[i0 * L + l]) * 0.33333334f)) -
+                  v7[i0 * L + l]) *
                  T(h);
       }
       dtheta_ln2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %8616 = sub f64[16,128] -> adj.Wb2
+  // %8572 = sub f64[16,128] -> adj.Wb2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v69[i1 * L + l] * (v72[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v50[i1 * L + l] * (v83[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                    ((v15[i0 * L + l] * (T(h) * 0.33333334f)) * v54[i1 * L + l])) -
-                   (v52[i1 * L + l] * (v43[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-(v61[i1 * L + l] * (v35[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v38[i1 * L + l] * (v72[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    ((v80[i0 * L + l] * (T(h) * 0.33333334f)) * v51[i1 * L + l])) -
+                   (v99[i1 * L + l] * (v27[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb2[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %8627 = sub f64[16,8,128] -> adj.Wk2
+  // %8583 = sub f64[16,8,128] -> adj.Wk2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
@@ -22970,17 +23121,17 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-((v64[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) * v69[i2 * L + l])) -
-                       (v82[(i0 * 8 + i1) * L + l] * (v50[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v57[(i0 * 8 + i1) * L + l] * (v54[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     ((v31[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v52[i2 * L + l]);
+            sum[l] = (((-((v77[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) * v61[i2 * L + l])) -
+                       (v40[(i0 * 8 + i1) * L + l] * (v38[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v52[(i0 * 8 + i1) * L + l] * (v51[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v11[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v99[i2 * L + l]);
           }
           dtheta_Wk2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %8634 = sub f64[16,8,128] -> adj.Wv2
+  // %8590 = sub f64[16,8,128] -> adj.Wv2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
@@ -22988,43 +23139,43 @@ extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v86[(i0 * 8 + i1) * L + l] * (v50[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       ((v91[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) * v69[i2 * L + l])) -
-                      ((v97[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) * v54[i2 * L + l])) -
-                     ((v56[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v52[i2 * L + l]);
+            sum[l] = (((-(v75[(i0 * 8 + i1) * L + l] * (v38[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       ((v79[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) * v61[i2 * L + l])) -
+                      ((v87[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) * v51[i2 * L + l])) -
+                     ((v70[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v99[i2 * L + l]);
           }
           dtheta_Wv2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %6960 = broadcast f64[16,8,128] -> adj.Wq2
+  // %6916 = broadcast f64[16,8,128] -> adj.Wq2
   for (int64_t i0 = 0; i0 < 16384; ++i0) {
     dtheta_Wq2[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6961 = broadcast f64[128] -> adj.ff2.norm.gain, adj.ff2.norm.bias, adj.ff2.down.bias
+  // %6917 = broadcast f64[128] -> adj.ff2.norm.gain, adj.ff2.norm.bias, adj.ff2.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff2_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff2_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff2_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6962 = broadcast f64[64,128] -> adj.ff2.up.weight
+  // %6918 = broadcast f64[64,128] -> adj.ff2.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff2_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6963 = broadcast f64[64] -> adj.ff2.up.bias
+  // %6919 = broadcast f64[64] -> adj.ff2.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff2_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6964 = broadcast f64[128,64] -> adj.ff2.down.weight
+  // %6920 = broadcast f64[128,64] -> adj.ff2.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff2_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6965 = broadcast f64[3,128] -> adj.out.weight
+  // %6921 = broadcast f64[3,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %6966 = broadcast f64[3] -> adj.out.bias
+  // %6922 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -25684,7 +25835,7 @@ const plastic_model kModel = {
             .adjoint_field = 395136,
             .step = 91904,
             .step_vjp = 692352,
-            .adjoint_step = 633280,
+            .adjoint_step = 794624,
             .output = 12928,
             .output_vjp = 88832,
             .loss = 128,

@@ -138,7 +138,7 @@ enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_by
  *   dtheta: uniform[87517] = 87517 floats
  *   err: varying[4096] = 32768 floats, may be NULL
  *   dtheta_err: uniform[87517] = 87517 floats, may be NULL
- *   scratch: scratch arena, 633280 bytes, 64-byte aligned
+ *   scratch: scratch arena, 794624 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                    const void* a0, const void* theta, const void* u_stages,
@@ -146,7 +146,7 @@ void fwp_delta_2layer_adjoint_step(const void* ctx, double t, double h, const vo
                                    void* scratch);
 enum {
   fwp_delta_2layer_adjoint_step_lanes = 8,
-  fwp_delta_2layer_adjoint_step_scratch_bytes = 633280
+  fwp_delta_2layer_adjoint_step_scratch_bytes = 794624
 };
 
 /* fwp_delta_2layer_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

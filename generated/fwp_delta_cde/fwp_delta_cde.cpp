@@ -2713,7 +2713,7 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde.field.step.rk4: 87 nodes
+  // fwp_delta_cde.field.step.rk4: 86 nodes
   // %467 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3327,13 +3327,13 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %838 = add f64[4,20] -> v8
+  // %839 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 20 + i1) * L + l] =
-            (v17[(i0 * 20 + i1) * L + l] * T(h)) + (v5[(i0 * 20 + i1) * L + l] * T(h));
+            (v17[(i0 * 20 + i1) * L + l] + v5[(i0 * 20 + i1) * L + l]) * T(h);
       }
     }
   }
@@ -3349,17 +3349,17 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %842 = add f64[4,20,20] -> W
+  // %843 = add f64[4,20,20] -> W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
               (((v6[(i0 * 20 + i2) * L + l] * v4[(i0 * 20 + i1) * L + l]) +
                 (v8[(i0 * 20 + i1) * L + l] * v3[(i0 * 20 + i2) * L + l])) +
-               (v15[(i0 * 20 + i2) * L + l] * v5[(i0 * 20 + i1) * L + l]));
+               (v15[(i0 * 20 + i2) * L + l] * v5[(i0 * 20 + i1) * L + l])) +
+              z0_W[(i0 * 400 + i1 * 20 + i2) * L + l];
         }
       }
     }
@@ -4008,7 +4008,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v22[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v15[i0 * L + l]);
     }
   }
-  // %986 = contract f64[4] -> v7
+  // %987 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4032,7 +4032,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v7[2 * L + l] = acc2_v[l];
     v7[3 * L + l] = acc3_v[l];
   }
-  // %1235 = tanh f64[4,20] -> v12
+  // %1236 = tanh f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4097,7 +4097,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v23[2 * L + l] = acc6_v[l];
     v23[3 * L + l] = acc7_v[l];
   }
-  // %1239 = tanh f64[4,20] -> v24
+  // %1240 = tanh f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4109,7 +4109,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1243 = tanh f64[4,20] -> v11
+  // %1244 = tanh f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4121,9 +4121,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1246 = contract f64[4,20] -> v10
-  // %1014 = contract f64[4,20] -> v20
-  // %1043 = contract f64[4,20] -> v21
+  // %1247 = contract f64[4,20] -> v10
+  // %1015 = contract f64[4,20] -> v20
+  // %1044 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4187,14 +4187,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1247 = mul f64[4,20] -> v13
+  // %1248 = mul f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v10[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
     }
   }
-  // %1254 = mul f64[4,20] -> v10
+  // %1255 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4205,7 +4205,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1261 = mul f64[4,20] -> v25
+  // %1262 = mul f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4217,14 +4217,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1300 = add f64[4,20] -> v20
+  // %1301 = add f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v25[i0 * L + l] + v10[i0 * L + l];
     }
   }
-  // %1266 = mul f64[4,20] -> v26
+  // %1267 = mul f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4236,7 +4236,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1504 = sub f64[4,20,20] -> d.W
+  // %1505 = sub f64[4,20,20] -> d.W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
@@ -4251,9 +4251,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1283 = contract f64[21] -> v21
-  // %1301 = contract f64[21] -> v27
-  // %1269 = contract f64[21] -> v28
+  // %1284 = contract f64[21] -> v21
+  // %1302 = contract f64[21] -> v27
+  // %1270 = contract f64[21] -> v28
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4339,16 +4339,16 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v27[20 * L + l] = acc1_v[l];
     v28[20 * L + l] = acc2_v[l];
   }
-  // %1505 = add f64[4,20] -> v29
+  // %1506 = add f64[4,20] -> v29
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v12[i0 * L + l] + v24[i0 * L + l];
     }
   }
-  // %1279 = contract f64[4,20] -> v30
-  // %1506 = contract f64[4,20] -> v31
-  // %1059 = contract f64[4,20] -> v32
+  // %1280 = contract f64[4,20] -> v30
+  // %1507 = contract f64[4,20] -> v31
+  // %1060 = contract f64[4,20] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4412,7 +4412,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1280 = contract f64[4] -> v7
+  // %1281 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4436,14 +4436,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v7[2 * L + l] = acc2_v[l];
     v7[3 * L + l] = acc3_v[l];
   }
-  // %1281 = mul f64[4] -> v8
+  // %1282 = mul f64[4] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v7[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
     }
   }
-  // %1287 = contract f64[4] -> v7
+  // %1288 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4467,7 +4467,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v7[2 * L + l] = acc2_v[l];
     v7[3 * L + l] = acc3_v[l];
   }
-  // %1292 = contract f64[4] -> v23
+  // %1293 = contract f64[4] -> v23
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4491,7 +4491,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v23[2 * L + l] = acc2_v[l];
     v23[3 * L + l] = acc3_v[l];
   }
-  // %1508 = sub f64[4,20] -> v10
+  // %1509 = sub f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4503,7 +4503,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1509 = contract f64[4] -> v11
+  // %1510 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4527,14 +4527,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %1510 = mul f64[4] -> v12
+  // %1511 = mul f64[4] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = ((1.0f - v17[i0 * L + l]) * v17[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  // %1270 = contract f64[4] -> v11
+  // %1271 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4558,7 +4558,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %1273 = sub f64[4,20] -> v22
+  // %1274 = sub f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4569,7 +4569,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1274 = contract f64[4] -> v24
+  // %1275 = contract f64[4] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4593,16 +4593,16 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v24[2 * L + l] = acc2_v[l];
     v24[3 * L + l] = acc3_v[l];
   }
-  // %1275 = mul f64[4] -> v25
+  // %1276 = mul f64[4] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v24[i0 * L + l];
     }
   }
-  // %1282 = contract f64[21] -> v24
-  // %1511 = contract f64[21] -> v29
-  // %1276 = contract f64[21] -> v31
+  // %1283 = contract f64[21] -> v24
+  // %1512 = contract f64[21] -> v29
+  // %1277 = contract f64[21] -> v31
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4672,28 +4672,28 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v29[20 * L + l] = acc1_v[l];
     v31[20 * L + l] = acc2_v[l];
   }
-  // %1284 = add f64[21] -> v32
+  // %1285 = add f64[21] -> v32
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = v21[i0 * L + l] + v24[i0 * L + l];
     }
   }
-  // %1512 = add f64[21] -> v21
+  // %1513 = add f64[21] -> v21
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v29[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %1277 = add f64[21] -> v27
+  // %1278 = add f64[21] -> v27
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = v31[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1515 = add f64[21] -> d.ln.gain
+  // %1516 = add f64[21] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
@@ -4705,7 +4705,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1517 = add f64[21] -> d.ln.bias
+  // %1518 = add f64[21] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
@@ -4716,7 +4716,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1520 = add f64[4,21] -> d.Wb
+  // %1521 = add f64[4,21] -> d.Wb
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -4730,9 +4730,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1522 = contract f64[4,20] -> v12
-  // %1338 = contract f64[4,20] -> v24
-  // %1314 = contract f64[4,20] -> v25
+  // %1523 = contract f64[4,20] -> v12
+  // %1339 = contract f64[4,20] -> v24
+  // %1315 = contract f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4796,7 +4796,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1529 = sub f64[4,20] -> v29
+  // %1530 = sub f64[4,20] -> v29
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4809,7 +4809,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1530 = contract f64[4] -> v8
+  // %1531 = contract f64[4] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4833,7 +4833,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v8[2 * L + l] = acc2_v[l];
     v8[3 * L + l] = acc3_v[l];
   }
-  // %1533 = mul f64[4,20] -> v10
+  // %1534 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4843,7 +4843,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1340 = sub f64[4,20] -> v11
+  // %1341 = sub f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4854,7 +4854,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1341 = contract f64[4] -> v7
+  // %1342 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4878,7 +4878,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v7[2 * L + l] = acc2_v[l];
     v7[3 * L + l] = acc3_v[l];
   }
-  // %1344 = mul f64[4,20] -> v12
+  // %1345 = mul f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4888,7 +4888,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1315 = sub f64[4,20] -> v11
+  // %1316 = sub f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4898,7 +4898,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1316 = contract f64[4] -> v6
+  // %1317 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4922,7 +4922,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v6[2 * L + l] = acc2_v[l];
     v6[3 * L + l] = acc3_v[l];
   }
-  // %1319 = mul f64[4,20] -> v14
+  // %1320 = mul f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -4932,7 +4932,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1536 = add f64[4,20,21] -> d.Wk
+  // %1537 = add f64[4,20,21] -> d.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -4949,7 +4949,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1352 = add f64[4,20,21] -> d.Wv
+  // %1353 = add f64[4,20,21] -> d.Wv
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -5002,14 +5002,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.04761905f) + 1e-05f);
     }
-    // %1353 = mul f64[21] -> v1
+    // %1354 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v27[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1354 = reduce_sum f64[] -> v7
+    // %1355 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5024,7 +5024,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1358 = contract f64[] -> v8
+    // %1359 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5039,7 +5039,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1363 = mul f64[21] -> d.x@0
+    // %1364 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5047,7 +5047,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
                                              (v4[i0 * L + l] * (v8[l] * 0.04761905f)));
       }
     }
-    // %1364 = contract f64[21] -> d.dx@0
+    // %1365 = contract f64[21] -> d.dx@0
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5130,14 +5130,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.04761905f) + 1e-05f);
     }
-    // %1537 = mul f64[21] -> v1
+    // %1538 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v21[i0 * L + l];
       }
     }
-    // %1538 = reduce_sum f64[] -> v7
+    // %1539 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5152,7 +5152,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1542 = contract f64[] -> v8
+    // %1543 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5167,7 +5167,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1547 = mul f64[21] -> d.x@1
+    // %1548 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5175,7 +5175,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
                                                     ((v8[l] * 0.04761905f) * v2[i0 * L + l]));
       }
     }
-    // %1548 = contract f64[21] -> d.dx@1
+    // %1549 = contract f64[21] -> d.dx@1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5223,14 +5223,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[83 * L + l] += acc0_v[l];
     }
-    // %1377 = mul f64[21] -> v1
+    // %1378 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v32[i0 * L + l];
       }
     }
-    // %1378 = reduce_sum f64[] -> v6
+    // %1379 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5245,7 +5245,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1382 = contract f64[] -> v7
+    // %1383 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5295,7 +5295,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.04761905f) + 1e-05f);
     }
-    // %1387 = mul f64[21] -> d.x@2
+    // %1388 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5304,7 +5304,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
             v8[l];
       }
     }
-    // %1388 = contract f64[21] -> d.dx@2
+    // %1389 = contract f64[21] -> d.dx@2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5426,7 +5426,6 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56256);
   T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58816);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58944);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59648);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5448,7 +5447,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i = 0; i < 3486; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde.field.adjoint.step.rk4: 270 nodes
+  // fwp_delta_cde.field.adjoint.step.rk4: 266 nodes
   // %517 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -5833,7 +5832,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %986 = contract f64[4] -> v10
+  // %987 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5971,7 +5970,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v22[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v15[i0 * L + l]);
     }
   }
-  // %1235 = tanh f64[4,20] -> v8
+  // %1236 = tanh f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -5985,7 +5984,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %774 = contract f64[4] -> v10
   // %788 = contract f64[4] -> v17
-  // %1973 = contract f64[4] -> v15
+  // %1974 = contract f64[4] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6033,7 +6032,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v15[2 * L + l] = acc10_v[l];
     v15[3 * L + l] = acc11_v[l];
   }
-  // %1239 = tanh f64[4,20] -> v23
+  // %1240 = tanh f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6045,7 +6044,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1243 = tanh f64[4,20] -> v7
+  // %1244 = tanh f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6072,24 +6071,24 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %762 = mul f64[4,20] -> v20
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v14[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %2451 = add f64[4,20] -> v21
+  // %2452 = contract f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] =
-            (v8[(i0 * 20 + i1) * L + l] * T(h)) + (v23[(i0 * 20 + i1) * L + l] * T(h));
+        v20[(i0 * 20 + i1) * L + l] =
+            (v8[(i0 * 20 + i1) * L + l] + v23[(i0 * 20 + i1) * L + l]) * T(h);
       }
     }
   }
-  // %2457 = add f64[4,20,20] -> W
+  // %762 = mul f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v14[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %2458 = add f64[4,20,20] -> W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
@@ -6097,7 +6096,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               ((((v7[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) * v6[(i0 * 20 + i2) * L + l]) +
-                (v20[(i0 * 20 + i2) * L + l] * v21[(i0 * 20 + i1) * L + l])) +
+                (v20[(i0 * 20 + i1) * L + l] * v21[(i0 * 20 + i2) * L + l])) +
                (v13[(i0 * 20 + i2) * L + l] *
                 (v22[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)))) +
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l];
@@ -6105,9 +6104,9 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2006 = contract f64[4,20] -> v20
-  // %1549 = contract f64[4,20] -> v21
-  // %1976 = contract f64[4,20] -> v24
+  // %2007 = contract f64[4,20] -> v20
+  // %1550 = contract f64[4,20] -> v21
+  // %1977 = contract f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6171,14 +6170,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1550 = mul f64[4,20] -> v25
+  // %1551 = mul f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v22[i0 * L + l]));
     }
   }
-  // %2272 = mul f64[4,20] -> v21
+  // %2273 = mul f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6190,7 +6189,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2275 = mul f64[4,20] -> v15
+  // %2276 = mul f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6202,7 +6201,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2003 = contract f64[4] -> v10
+  // %2004 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6226,7 +6225,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v10[2 * L + l] = acc2_v[l];
     v10[3 * L + l] = acc3_v[l];
   }
-  // %2282 = mul f64[4,20] -> v6
+  // %2283 = mul f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6237,14 +6236,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2458 = add f64[4,20] -> v20
+  // %2459 = add f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v15[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %2465 = add f64[4,20,20] -> a.W
+  // %2466 = add f64[4,20,20] -> a.W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
@@ -6268,9 +6267,9 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v10[i0 * L + l] = (1.0f - v9[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %2286 = contract f64[4,20] -> v24
-  // %1554 = contract f64[4,20] -> v26
-  // %2306 = contract f64[4,20] -> v27
+  // %2287 = contract f64[4,20] -> v24
+  // %1555 = contract f64[4,20] -> v26
+  // %2307 = contract f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6334,7 +6333,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2287 = contract f64[4] -> v11
+  // %2288 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6358,7 +6357,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %2290 = add f64[4,20] -> v28
+  // %2291 = add f64[4,20] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6369,7 +6368,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2291 = contract f64[4] -> v11
+  // %2292 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6393,16 +6392,16 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %2292 = mul f64[4] -> v24
+  // %2293 = mul f64[4] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
     }
   }
-  // %2294 = contract f64[21] -> v29
-  // %2043 = contract f64[21] -> v30
-  // %2302 = contract f64[21] -> v31
+  // %2295 = contract f64[21] -> v29
+  // %2044 = contract f64[21] -> v30
+  // %2303 = contract f64[21] -> v31
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6488,7 +6487,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v30[20 * L + l] = acc1_v[l];
     v31[20 * L + l] = acc2_v[l];
   }
-  // %1555 = contract f64[4] -> v11
+  // %1556 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6512,14 +6511,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %1556 = mul f64[4] -> v32
+  // %1557 = mul f64[4] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  // %2303 = contract f64[4] -> v11
+  // %2304 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6543,7 +6542,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %2307 = add f64[4,20] -> v33
+  // %2308 = add f64[4,20] -> v33
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6554,7 +6553,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2323 = contract f64[21] -> v27
+  // %2324 = contract f64[21] -> v27
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6602,7 +6601,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t l = 0; l < L; ++l) {
     v27[20 * L + l] = acc0_v[l];
   }
-  // %2318 = contract f64[4,20] -> v34
+  // %2319 = contract f64[4,20] -> v34
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6634,8 +6633,8 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2315 = contract f64[4] -> v11
-  // %2363 = contract f64[4] -> v35
+  // %2316 = contract f64[4] -> v11
+  // %2364 = contract f64[4] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6671,7 +6670,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v35[2 * L + l] = acc6_v[l];
     v35[3 * L + l] = acc7_v[l];
   }
-  // %2319 = add f64[4,20] -> v7
+  // %2320 = add f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -6681,33 +6680,9 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2345 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %2348 = contract f64[4,20] -> v8
-  // %2362 = contract f64[4,20] -> v22
-  // %1894 = contract f64[4,20] -> v34
+  // %2363 = contract f64[4,20] -> v8
+  // %2349 = contract f64[4,20] -> v34
+  // %1895 = contract f64[4,20] -> v36
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6729,27 +6704,27 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc4_v[l]);
+                               v21[(i0 * 20 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
                                v25[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc5_v[l]);
+                               v21[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
                                v25[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc6_v[l]);
+                               v21[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
                                 v25[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc7_v[l]);
+                               v21[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
                                 v25[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
@@ -6760,31 +6735,91 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v22[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v34[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v34[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v34[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v34[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v34[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v34[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v34[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v34[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v36[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v36[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v36[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v36[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %2350 = sub f64[4,20] -> v15
+  // %2368 = sub f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 20 + i1) * L + l] =
-            (v28[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
-            ((v13[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
+            (v33[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            ((v14[(i0 * 20 + i1) * L + l] * (v35[i0 * L + l] * (T(h) * 0.5f))) +
              v8[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %2308 = contract f64[4] -> v11
-  // %2351 = contract f64[4] -> v8
+  // %2369 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v15[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %2346 = contract f64[4] -> v35
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v22[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v35[l] = acc0_v[l];
+    v35[1 * L + l] = acc1_v[l];
+    v35[2 * L + l] = acc2_v[l];
+    v35[3 * L + l] = acc3_v[l];
+  }
+  // %2351 = sub f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1) * L + l] =
+            (v28[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            ((v13[(i0 * 20 + i1) * L + l] * (v35[i0 * L + l] * (T(h) * 0.5f))) +
+             v34[(i0 * 20 + i1) * L + l]);
+      }
+    }
+  }
+  // %2309 = contract f64[4] -> v9
+  // %2352 = contract f64[4] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6800,36 +6835,36 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = std::fma(v18[i0 * L + l], v33[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(v18[i0 * L + l], v15[i0 * L + l], acc4_v[l]);
+      acc4_v[l] = std::fma(v18[i0 * L + l], v8[i0 * L + l], acc4_v[l]);
       acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v33[(i0 + 20) * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc5_v[l]);
+      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc5_v[l]);
       acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v33[(i0 + 40) * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(v18[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc6_v[l]);
+      acc6_v[l] = std::fma(v18[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc6_v[l]);
       acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v33[(i0 + 60) * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(v18[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc7_v[l]);
+      acc7_v[l] = std::fma(v18[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc7_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-    v8[l] = acc4_v[l];
-    v8[1 * L + l] = acc5_v[l];
-    v8[2 * L + l] = acc6_v[l];
-    v8[3 * L + l] = acc7_v[l];
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+    v35[l] = acc4_v[l];
+    v35[1 * L + l] = acc5_v[l];
+    v35[2 * L + l] = acc6_v[l];
+    v35[3 * L + l] = acc7_v[l];
   }
-  // %2309 = mul f64[4] -> v13
+  // %2310 = mul f64[4] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
+      v13[i0 * L + l] = v10[i0 * L + l] * v9[i0 * L + l];
     }
   }
-  // %2293 = contract f64[21] -> v21
-  // %1557 = contract f64[21] -> v28
-  // %2310 = contract f64[21] -> v36
+  // %2294 = contract f64[21] -> v21
+  // %1558 = contract f64[21] -> v22
+  // %2311 = contract f64[21] -> v28
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6869,14 +6904,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v28[(i0 * 4) * L + l] = acc4_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v36[(i0 * 4) * L + l] = acc8_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v22[(i0 * 4) * L + l] = acc4_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v28[(i0 * 4) * L + l] = acc8_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -6896,96 +6931,59 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v21[20 * L + l] = acc0_v[l];
-    v28[20 * L + l] = acc1_v[l];
-    v36[20 * L + l] = acc2_v[l];
+    v22[20 * L + l] = acc1_v[l];
+    v28[20 * L + l] = acc2_v[l];
   }
-  // %2295 = add f64[21] -> v37
+  // %2297 = mul f64[21] -> v33
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v21[i0 * L + l] + v29[i0 * L + l];
+      v33[i0 * L + l] = (v21[i0 * L + l] + v29[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2045 = add f64[21] -> v29
+  // %2046 = add f64[21] -> v29
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v28[i0 * L + l] + v30[i0 * L + l];
+      v29[i0 * L + l] = v22[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %2311 = add f64[21] -> v30
+  // %2313 = mul f64[21] -> v30
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v31[i0 * L + l] + v36[i0 * L + l];
+      v30[i0 * L + l] = (v31[i0 * L + l] + v28[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2475 = add f64[4] -> v10
+  // %2468 = contract f64[4] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] =
-          (v13[i0 * L + l] * (T(h) * 0.33333334f)) + (v24[i0 * L + l] * (T(h) * 0.33333334f));
+      v9[i0 * L + l] = (v24[i0 * L + l] + v13[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %2367 = sub f64[4,20] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] =
-            (v33[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
-            ((v14[(i0 * 20 + i1) * L + l] * (v35[i0 * L + l] * (T(h) * 0.5f))) +
-             v22[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %2368 = contract f64[4] -> v9
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
-  }
-  // %2479 = add f64[4,20] -> v21
+  // %2473 = contract f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] =
-            ((v15[(i0 * 20 + i1) * L + l] - v8[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l]) +
-            ((v13[(i0 * 20 + i1) * L + l] - v9[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l]);
+        v13[(i0 * 20 + i1) * L + l] = ((v15[(i0 * 20 + i1) * L + l] - v11[i0 * L + l]) +
+                                       (v8[(i0 * 20 + i1) * L + l] - v35[i0 * L + l])) *
+                                      v18[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1896 = sub f64[4,20] -> v8
+  // %1897 = sub f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 20 + i1) * L + l] =
-            (v26[(i0 * 20 + i1) * L + l] * v12[i0 * L + l]) - v34[(i0 * 20 + i1) * L + l];
+            (v26[(i0 * 20 + i1) * L + l] * v12[i0 * L + l]) - v36[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2137 = contract f64[4] -> v9
+  // %2138 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7004,22 +7002,22 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
-  // %2358 = contract f64[4,20] -> v13
+  // %2359 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] =
-            (v8[(i0 * 20 + i1) * L + l] - v9[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
+        v15[(i0 * 20 + i1) * L + l] =
+            (v8[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2378 = contract f64[4,20] -> v8
+  // %2379 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7051,7 +7049,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2375 = contract f64[4] -> v9
+  // %2376 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7070,24 +7068,24 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
-  // %2380 = sub f64[4,20] -> v15
+  // %2381 = sub f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] =
+        v16[(i0 * 20 + i1) * L + l] =
             (v7[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) -
-            (v8[(i0 * 20 + i1) * L + l] + (v14[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * T(h))));
+            (v8[(i0 * 20 + i1) * L + l] + (v14[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * T(h))));
       }
     }
   }
-  // %2320 = contract f64[4] -> v9
-  // %2381 = contract f64[4] -> v11
+  // %2321 = contract f64[4] -> v10
+  // %2382 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7103,34 +7101,34 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = std::fma(v19[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(v19[i0 * L + l], v15[i0 * L + l], acc4_v[l]);
+      acc4_v[l] = std::fma(v19[i0 * L + l], v16[i0 * L + l], acc4_v[l]);
       acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc5_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc5_v[l]);
       acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(v19[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc6_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc6_v[l]);
       acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(v19[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc7_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc7_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
     v11[l] = acc4_v[l];
     v11[1 * L + l] = acc5_v[l];
     v11[2 * L + l] = acc6_v[l];
     v11[3 * L + l] = acc7_v[l];
   }
-  // %2321 = mul f64[4] -> v12
+  // %2322 = mul f64[4] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v9[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
+      v12[i0 * L + l] = v10[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
     }
   }
-  // %2322 = contract f64[21] -> v31
+  // %2323 = contract f64[21] -> v31
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7170,41 +7168,42 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t l = 0; l < L; ++l) {
     v31[20 * L + l] = acc0_v[l];
   }
-  // %2324 = add f64[21] -> v36
+  // %2326 = mul f64[21] -> v7
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v27[i0 * L + l] + v31[i0 * L + l];
+      v7[i0 * L + l] = (v27[i0 * L + l] + v31[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2328 = mul f64[21] -> adj.ln.gain
+  // %2329 = mul f64[21] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v2[i0 * L + l] * (v37[i0 * L + l] * 0.33333334f))) -
+        sum[l] = ((((-(v2[i0 * L + l] * v33[i0 * L + l])) -
                     ((v4[i0 * L + l] * v29[i0 * L + l]) * 0.16666667f)) -
-                   ((v30[i0 * L + l] * 0.33333334f) * v2[i0 * L + l])) -
-                  (v0[i0 * L + l] * (v36[i0 * L + l] * 0.16666667f))) *
+                   (v30[i0 * L + l] * v2[i0 * L + l])) -
+                  (v0[i0 * L + l] * v7[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2474 = mul f64[21] -> adj.ln.bias
+  // %2335 = mul f64[21] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v30[i0 * L + l] + v37[i0 * L + l]) * 0.33333334f)) -
-                         ((v29[i0 * L + l] + v36[i0 * L + l]) * 0.16666667f));
+        sum[l] =
+            T(h) * ((((-v33[i0 * L + l]) - (v29[i0 * L + l] * 0.16666667f)) - v30[i0 * L + l]) -
+                    v7[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2478 = sub f64[4,21] -> adj.Wb
+  // %2471 = sub f64[4,21] -> adj.Wb
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -7212,24 +7211,24 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = ((-((v32[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
-                    (v3[i1 * L + l] * v10[i0 * L + l])) -
+                    (v3[i1 * L + l] * v9[i0 * L + l])) -
                    ((v12[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2384 = contract f64[4,20] -> v7
+  // %2385 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v7[(i0 * 20 + i1) * L + l] =
-            v19[(i0 * 20 + i1) * L + l] * (v15[(i0 * 20 + i1) * L + l] - v11[i0 * L + l]);
+            v19[(i0 * 20 + i1) * L + l] * (v16[(i0 * 20 + i1) * L + l] - v11[i0 * L + l]);
       }
     }
   }
-  // %2483 = sub f64[4,20,21] -> adj.Wk
+  // %2477 = sub f64[4,20,21] -> adj.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -7237,9 +7236,9 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v21[(i0 * 20 + i1) * L + l] *
+            sum[l] = ((-(v13[(i0 * 20 + i1) * L + l] *
                          (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f)))) -
-                      (v13[(i0 * 20 + i1) * L + l] *
+                      (v15[(i0 * 20 + i1) * L + l] *
                        (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
                      (v7[(i0 * 20 + i1) * L + l] *
                       (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
@@ -7249,7 +7248,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2486 = sub f64[4,20,21] -> adj.Wv
+  // %2480 = sub f64[4,20,21] -> adj.Wv
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -7266,33 +7265,33 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1944 = broadcast f64[4,20,21] -> adj.Wq
+  // %1945 = broadcast f64[4,20,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 1680; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1945 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1946 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1946 = broadcast f64[320,80] -> adj.ff.up.weight
+  // %1947 = broadcast f64[320,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1947 = broadcast f64[320] -> adj.ff.up.bias
+  // %1948 = broadcast f64[320] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1948 = broadcast f64[80,320] -> adj.ff.down.weight
+  // %1949 = broadcast f64[80,320] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1949 = broadcast f64[10,80] -> adj.out.weight
+  // %1950 = broadcast f64[10,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 800; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1950 = broadcast f64[10] -> adj.out.bias
+  // %1951 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -8643,7 +8642,7 @@ const plastic_model kModel = {
             .adjoint_field = 33856,
             .step = 30016,
             .step_vjp = 55552,
-            .adjoint_step = 60352,
+            .adjoint_step = 61504,
             .output = 28800,
             .output_vjp = 67392,
             .loss = 128,

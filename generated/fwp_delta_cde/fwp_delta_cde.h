@@ -131,12 +131,12 @@ enum { fwp_delta_cde_step_vjp_lanes = 8, fwp_delta_cde_step_vjp_scratch_bytes = 
  *   dtheta: uniform[57736] = 57736 floats
  *   err: varying[3200] = 25600 floats, may be NULL
  *   dtheta_err: uniform[57736] = 57736 floats, may be NULL
- *   scratch: scratch arena, 60352 bytes, 64-byte aligned
+ *   scratch: scratch arena, 61504 bytes, 64-byte aligned
  */
 void fwp_delta_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                 const void* theta, const void* u_stages, void* z1, void* a1,
                                 void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_delta_cde_adjoint_step_lanes = 8, fwp_delta_cde_adjoint_step_scratch_bytes = 60352 };
+enum { fwp_delta_cde_adjoint_step_lanes = 8, fwp_delta_cde_adjoint_step_scratch_bytes = 61504 };
 
 /* fwp_delta_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2711,7 +2711,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_character.field.step.rk4.vjp: 190 nodes
+  // fwp_delta_cde_character.field.step.rk4.vjp: 189 nodes
   for (int64_t p0 = 0; p0 < 50; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
@@ -3565,45 +3565,16 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %1175 = add f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v17[i0 * L + l] + v5[i0 * L + l];
-    }
-  }
-  // %1058 = contract f64[4] -> v1
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
-  }
-  // %1195 = mul f64[4] -> v3
+  // %1077 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.5f)) * 2.0f;
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1) * L + l] = v20[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
+      }
     }
   }
-  // %1054 = contract f64[4] -> v1
+  // %1054 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3622,85 +3593,12 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
   }
-  // %1090 = add f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v14[i0 * L + l] + v13[i0 * L + l];
-    }
-  }
-  // %1183 = contract f64[4,20] -> v10
-  // %1046 = contract f64[4,20] -> v13
-  // %1079 = contract f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v22[(i0 * 20 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v22[(i0 * 20 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v13[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1042 = contract f64[4] -> v16
+  // %1042 = contract f64[4] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3719,23 +3617,21 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
   }
-  // %1077 = contract f64[4,20] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] = v20[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
-      }
+  // %1175 = add f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v17[i0 * L + l] + v5[i0 * L + l];
     }
   }
-  // %1176 = contract f64[4,20] -> v17
-  // %911 = contract f64[4,20] -> v19
-  // %1078 = contract f64[4,20] -> v20
+  // %1078 = contract f64[4,20] -> v5
+  // %911 = contract f64[4,20] -> v15
+  // %1176 = contract f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3761,58 +3657,45 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc8_v[l]);
+                               v10[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
                                v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc9_v[l]);
+                               v10[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
                                v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v14[(i0 * 20 + i2) * L + l], acc10_v[l]);
+                                v10[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
                                v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
                                v6[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v14[(i0 * 20 + i2) * L + l], acc11_v[l]);
+                                v10[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-        v19[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1200 = sub f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] =
-            (((v17[(i0 * 20 + i1) * L + l] - (v9[(i0 * 20 + i1) * L + l] * v3[i0 * L + l])) -
-              (v11[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * T(h)))) -
-             v10[(i0 * 20 + i1) * L + l]) -
-            (v8[(i0 * 20 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %1201 = contract f64[4] -> v0
+  // %1058 = contract f64[4] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3823,42 +3706,113 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v9[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
   }
-  // %1204 = mul f64[4,20] -> v6
+  // %1060 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] =
-            v9[(i0 * 20 + i1) * L + l] * (v4[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
+        v4[(i0 * 20 + i1) * L + l] = v9[(i0 * 20 + i1) * L + l] * (v3[i0 * L + l] * (T(h) * 0.5f));
       }
     }
   }
-  // %1047 = sub f64[4,20] -> v4
+  // %1090 = add f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v14[i0 * L + l] + v13[i0 * L + l];
+    }
+  }
+  // %1079 = contract f64[4,20] -> v10
+  // %1046 = contract f64[4,20] -> v13
+  // %1182 = contract f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v6[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v6[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v14[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1082 = sub f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] =
-            (v19[(i0 * 20 + i1) * L + l] -
-             (v9[(i0 * 20 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)))) -
-            v13[(i0 * 20 + i1) * L + l];
+        v17[(i0 * 20 + i1) * L + l] =
+            v5[(i0 * 20 + i1) * L + l] -
+            ((v9[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * T(h))) + v10[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %1048 = contract f64[4] -> v0
+  // %1083 = contract f64[4] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3869,41 +3823,42 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v11[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
   }
-  // %1051 = mul f64[4,20] -> v10
+  // %1086 = mul f64[4,20] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 20 + i1) * L + l] =
+            v11[(i0 * 20 + i1) * L + l] * (v17[(i0 * 20 + i1) * L + l] - v3[i0 * L + l]);
+      }
+    }
+  }
+  // %1047 = sub f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 20 + i1) * L + l] =
-            (v4[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
+            (v15[(i0 * 20 + i1) * L + l] -
+             (v9[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f)))) -
+            v13[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1082 = sub f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] =
-            v20[(i0 * 20 + i1) * L + l] -
-            ((v9[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * T(h))) + v15[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %1083 = contract f64[4] -> v0
+  // %1048 = contract f64[4] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3914,10 +3869,58 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v11[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v8[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
+  }
+  // %1051 = mul f64[4,20] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 20 + i1) * L + l] =
+            (v10[(i0 * 20 + i1) * L + l] - v3[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1184 = sub f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] =
+            ((((v19[(i0 * 20 + i1) * L + l] - v4[(i0 * 20 + i1) * L + l]) -
+               (v11[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * T(h)))) -
+              v4[(i0 * 20 + i1) * L + l]) -
+             v14[(i0 * 20 + i1) * L + l]) -
+            (v8[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1185 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v10[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3927,17 +3930,17 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %1086 = mul f64[4,20] -> v8
+  // %1188 = mul f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] =
-            v11[(i0 * 20 + i1) * L + l] * (v4[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
+        v4[(i0 * 20 + i1) * L + l] =
+            v9[(i0 * 20 + i1) * L + l] * (v10[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
       }
     }
   }
-  // %1207 = add f64[4,20,4] -> d.Wk
+  // %1191 = add f64[4,20,4] -> d.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -3945,9 +3948,9 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v6[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 12) * L + l]) +
-                      (v10[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 4) * L + l])) +
-                     (v8[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 28) * L + l]);
+            sum[l] = (v5[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 28) * L + l]) +
+                     ((v13[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 4) * L + l]) +
+                      (v4[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 12) * L + l]));
           }
           theta_bar_Wk[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
         }
@@ -3963,7 +3966,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = ((u_stages[i2 * L + l] * v21[(i0 * 20 + i1) * L + l]) +
-                      (u_stages[(i2 + 8) * L + l] * v5[(i0 * 20 + i1) * L + l])) +
+                      (u_stages[(i2 + 8) * L + l] * v6[(i0 * 20 + i1) * L + l])) +
                      (v22[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 24) * L + l]);
           }
           theta_bar_Wv[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
@@ -3995,16 +3998,16 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v5[(i0 * 20 + i1) * L + l], acc4_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v6[(i0 * 20 + i1) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v22[(i0 * 20 + i1) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v21[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v5[(i0 * 20 + i1) * L + l], acc5_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v6[(i0 * 20 + i1) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v22[(i0 * 20 + i1) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v21[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v5[(i0 * 20 + i1) * L + l], acc6_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v6[(i0 * 20 + i1) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v22[(i0 * 20 + i1) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v21[(i0 * 20 + i1) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v5[(i0 * 20 + i1) * L + l], acc7_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v6[(i0 * 20 + i1) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v22[(i0 * 20 + i1) * L + l], acc11_v[l]);
         }
       }
@@ -4026,7 +4029,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     }
     // %1095 = contract f64[4] -> v16
     // %1100 = contract f64[4] -> v12
-    // %1103 = contract f64[4] -> v4
+    // %1103 = contract f64[4] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4069,10 +4072,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       v12[1 * L + l] = acc5_v[l];
       v12[2 * L + l] = acc6_v[l];
       v12[3 * L + l] = acc7_v[l];
-      v4[l] = acc8_v[l];
-      v4[1 * L + l] = acc9_v[l];
-      v4[2 * L + l] = acc10_v[l];
-      v4[3 * L + l] = acc11_v[l];
+      v6[l] = acc8_v[l];
+      v6[1 * L + l] = acc9_v[l];
+      v6[2 * L + l] = acc10_v[l];
+      v6[3 * L + l] = acc11_v[l];
     }
     // %1097 = add f64[4] -> d.x@0
     for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -4093,10 +4096,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v10[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v10[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v10[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v13[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v13[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v13[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
@@ -4114,7 +4117,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         u_stages_bar[(i0 + 8) * L + l] += v12[i0 * L + l] + v1[i0 * L + l];
       }
     }
-    // %1208 = contract f64[4] -> d.dx@1
+    // %1192 = contract f64[4] -> d.dx@1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4126,10 +4129,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v6[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v6[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v6[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v4[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v4[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v4[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
@@ -4144,7 +4147,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 24) * L + l] += v3[i0 * L + l] + v4[i0 * L + l];
+        u_stages_bar[(i0 + 24) * L + l] += v3[i0 * L + l] + v6[i0 * L + l];
       }
     }
     // %1106 = contract f64[4] -> d.dx@2
@@ -4159,10 +4162,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v8[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v8[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v8[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
@@ -4221,20 +4224,19 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16000);
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21760);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19840);
   T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22400);
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24960);
   T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27520);
   T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30080);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32640);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35200);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37760);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40320);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42880);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45440);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48000);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50560);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53120);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30208);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37888);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40448);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45568);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48128);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4253,7 +4255,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i = 0; i < 656; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_character.field.adjoint.step.rk4: 222 nodes
+  // fwp_delta_cde_character.field.adjoint.step.rk4: 216 nodes
   // %376 = contract f64[4] -> v0
   // %397 = contract f64[4] -> v1
   // %423 = contract f64[4] -> v2
@@ -4543,31 +4545,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v12[2 * L + l] = acc2_v[l];
     v12[3 * L + l] = acc3_v[l];
   }
-  // %596 = contract f64[4] -> v9
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
-  }
-  // %417 = softmax f64[4,20] -> v13
+  // %417 = softmax f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4588,20 +4566,20 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[i1 * L + l] = vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v13[i1 * L + l] = vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] = v14[i1 * L + l] / rowsum_v[l];
+        v9[(i0 * 20 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
       }
     }
   }
   // %373 = contract f64[4,20] -> v10
-  // %581 = contract f64[4,20] -> v15
-  // %607 = contract f64[4,20] -> v16
+  // %581 = contract f64[4,20] -> v14
+  // %607 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4626,26 +4604,26 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
                                acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v9[(i0 * 20 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
                                v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc9_v[l]);
+                               v9[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
                                v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                                v13[(i0 * 20 + i2) * L + l], acc10_v[l]);
+                                v9[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
                                v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
                                v8[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                                v13[(i0 * 20 + i2) * L + l], acc11_v[l]);
+                                v9[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4654,22 +4632,22 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v16[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v14[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %375 = tanh f64[4,20] -> v17
+  // %375 = tanh f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v5[i0 * L + l] - v10[i0 * L + l]);
+      v16[i0 * L + l] = vm::tanh(v5[i0 * L + l] - v10[i0 * L + l]);
     }
   }
   // %379 = contract f64[4,20] -> v5
@@ -4677,7 +4655,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] = v17[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
+        v5[(i0 * 20 + i1) * L + l] = v16[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
       }
     }
   }
@@ -4689,41 +4667,20 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         v10[(i0 * 20 + i1) * L + l] =
             vm::tanh(v6[(i0 * 20 + i1) * L + l] -
                      ((v5[(i0 * 20 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))) +
-                      v15[(i0 * 20 + i1) * L + l]));
+                      v14[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %991 = contract f64[4,20] -> v18
+  // %991 = contract f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * v1[i0 * L + l];
+        v17[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * v1[i0 * L + l];
       }
     }
   }
-  // %995 = tanh f64[4,20] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v6[(i0 * 20 + i1) * L + l] -
-                     ((v18[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f))) +
-                      v15[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %996 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v1[i0 * L + l];
-      }
-    }
-  }
-  // %604 = contract f64[4] -> v14
+  // %604 = contract f64[4] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4734,75 +4691,36 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v9[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc0_v[l];
-    v14[1 * L + l] = acc1_v[l];
-    v14[2 * L + l] = acc2_v[l];
-    v14[3 * L + l] = acc3_v[l];
+    v13[l] = acc0_v[l];
+    v13[1 * L + l] = acc1_v[l];
+    v13[2 * L + l] = acc2_v[l];
+    v13[3 * L + l] = acc3_v[l];
   }
-  // %1000 = tanh f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v7[(i0 * 20 + i1) * L + l] - ((v6[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * T(h))) +
-                                          v16[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %424 = sigmoid f64[4] -> v7
+  // %424 = sigmoid f64[4] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v18[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
   // %425 = mul f64[4] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v7[i0 * L + l] * 0.03f;
+      v2[i0 * L + l] = v18[i0 * L + l] * 0.03f;
     }
   }
-  // %1077 = contract f64[4,20] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] = v15[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
-      }
-    }
-  }
-  // %2000 = add f64[4,20,20] -> W
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              (((v5[(i0 * 20 + i1) * L + l] *
-                 (v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
-                ((v8[(i0 * 20 + i2) * L + l] *
-                  (v6[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f))) +
-                 (v16[(i0 * 20 + i1) * L + l] *
-                  (v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))))) +
-               ((v18[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 20 + i2) * L + l]));
-        }
-      }
-    }
-  }
-  // %1573 = contract f64[4,20] -> v20
-  // %1209 = contract f64[4,20] -> v21
-  // %1602 = contract f64[4,20] -> v22
+  // %1193 = contract f64[4,20] -> v19
+  // %1557 = contract f64[4,20] -> v20
+  // %1586 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4823,148 +4741,81 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v11[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v11[(i0 * 20 + i2) * L + l],
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v9[(i0 * 20 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc5_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc9_v[l]);
+                               v9[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc6_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                                v13[(i0 * 20 + i2) * L + l], acc10_v[l]);
+                                v9[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc7_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                                v13[(i0 * 20 + i2) * L + l], acc11_v[l]);
+                                v9[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v22[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v19[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1211 = mul f64[4,20] -> v23
+  // %1195 = mul f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] = (1.0f - square(v17[(i0 * 20 + i1) * L + l])) *
-                                      (v21[(i0 * 20 + i1) * L + l] * v0[i0 * L + l]);
+        v22[(i0 * 20 + i1) * L + l] = (1.0f - square(v16[(i0 * 20 + i1) * L + l])) *
+                                      (v19[(i0 * 20 + i1) * L + l] * v0[i0 * L + l]);
       }
     }
   }
-  // %1574 = add f64[4,20] -> v24
+  // %1558 = add f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] =
+        v23[(i0 * 20 + i1) * L + l] =
             v20[(i0 * 20 + i1) * L + l] +
-            (v23[(i0 * 20 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f)));
+            (v22[(i0 * 20 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1847 = mul f64[4,20] -> v25
+  // %1831 = mul f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1) * L + l] = (v24[(i0 * 20 + i1) * L + l] * v1[i0 * L + l]) *
+        v24[(i0 * 20 + i1) * L + l] = (v23[(i0 * 20 + i1) * L + l] * v1[i0 * L + l]) *
                                       (1.0f - square(v10[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1852 = add f64[4,20] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] =
-            v20[(i0 * 20 + i1) * L + l] +
-            (v25[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %1854 = mul f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] = (v26[(i0 * 20 + i1) * L + l] * v1[i0 * L + l]) *
-                                     (1.0f - square(v19[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %2021 = add f64[4,20] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] = (v25[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) +
-                                      (v9[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f));
-      }
-    }
-  }
-  // %1859 = add f64[4,20] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 20 + i1) * L + l] =
-            (v9[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * T(h))) + v22[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1861 = mul f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] = (v27[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) *
-                                      (1.0f - square(v15[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %2030 = add f64[4,20,20] -> a.W
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              ((v20[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]) +
-               (a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
-                (v22[(i0 * 20 + i1) * L + l] *
-                 (v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))))) +
-              ((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) * v23[(i0 * 20 + i1) * L + l]);
-        }
-      }
-    }
-  }
-  // %1874 = contract f64[4] -> v1
+  // %1199 = contract f64[4] -> v12
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4975,65 +4826,34 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v27[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v27[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v27[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v27[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
+    v12[l] = acc0_v[l];
+    v12[1 * L + l] = acc1_v[l];
+    v12[2 * L + l] = acc2_v[l];
+    v12[3 * L + l] = acc3_v[l];
   }
-  // %1875 = contract f64[4] -> v12
+  // %1608 = contract f64[4] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v1[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v7[i0 * L + l]));
+      v16[i0 * L + l] = (v0[i0 * L + l] * (1.0f - v3[i0 * L + l])) * v12[i0 * L + l];
     }
   }
-  // %1215 = contract f64[4] -> v1
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
-  }
-  // %1624 = contract f64[4] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (v0[i0 * L + l] * (1.0f - v3[i0 * L + l])) * v1[i0 * L + l];
-    }
-  }
-  // %1651 = mul f64[4] -> v0
+  // %1635 = mul f64[4] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = ((1.0f - v4[i0 * L + l]) * v4[i0 * L + l]) * 0.01f;
     }
   }
-  // %1868 = contract f64[4] -> v1
+  // %1852 = contract f64[4] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5044,34 +4864,10 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
-  }
-  // %1871 = contract f64[4] -> v3
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v26[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v26[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v26[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v26[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -5081,32 +4877,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v3[2 * L + l] = acc2_v[l];
     v3[3 * L + l] = acc3_v[l];
   }
-  // %2031 = add f64[4] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v1[i0 * L + l] + v3[i0 * L + l];
-    }
-  }
-  // %2039 = mul f64[4,4] -> adj.Wb
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = T(h) * ((-(((v12[i0 * L + l] * u_stages[(i1 + 24) * L + l]) +
-                               (v2[i0 * L + l] * u_stages[i1 * L + l])) *
-                              0.16666667f)) -
-                           ((u_stages[(i1 + 8) * L + l] * v0[i0 * L + l]) * v4[i0 * L + l]));
-        }
-        dtheta_Wb[i0 * 4 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %1221 = contract f64[4,20] -> v7
-  // %1884 = contract f64[4,20] -> v10
-  // %1901 = contract f64[4,20] -> v15
+  // %1205 = contract f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5115,436 +4886,30 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v6[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
                                v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v6[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1462 = contract f64[4,20] -> v17
-  // %1889 = contract f64[4,20] -> v19
-  // %1909 = contract f64[4,20] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                v9[(i0 * 20 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                v9[(i0 * 20 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v19[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
-        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1464 = sub f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v7[i0 * L + l] - v17[i0 * L + l];
-    }
-  }
-  // %1679 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %1881 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] =
-            v11[(i0 * 20 + i1) * L + l] * (v21[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
-      }
-    }
-  }
-  // %1885 = contract f64[4] -> v0
-  // %1906 = contract f64[4] -> v1
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-    acc4_v[l] = 0.0f;
-    acc5_v[l] = 0.0f;
-    acc6_v[l] = 0.0f;
-    acc7_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
-      acc4_v[l] = std::fma(v18[i0 * L + l], v9[i0 * L + l], acc4_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
-      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc5_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
-      acc6_v[l] = std::fma(v18[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc6_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
-      acc7_v[l] = std::fma(v18[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc7_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-    v1[l] = acc4_v[l];
-    v1[1 * L + l] = acc5_v[l];
-    v1[2 * L + l] = acc6_v[l];
-    v1[3 * L + l] = acc7_v[l];
-  }
-  // %1890 = contract f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v5[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
-  }
-  // %2040 = sub f64[4] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v0[i0 * L + l] * (T(h) * 0.5f)) - (v2[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %2043 = sub f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] =
-            (v10[(i0 * 20 + i1) * L + l] + (v11[(i0 * 20 + i1) * L + l] * v3[i0 * L + l])) -
-            v19[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2044 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v5[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %1902 = contract f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
-  }
-  // %2050 = sub f64[4] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v2[i0 * L + l] * (T(h) * 0.5f)) - (v1[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %2053 = sub f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            ((v8[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]) + v15[(i0 * 20 + i1) * L + l]) -
-            v20[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2054 = contract f64[4] -> v1
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
-  }
-  // %2060 = add f64[4,20] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] =
-            ((v5[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l]) +
-            ((v10[(i0 * 20 + i1) * L + l] - v1[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %1918 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %1924 = contract f64[4] -> v1
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v1[l] = acc0_v[l];
-    v1[1 * L + l] = acc1_v[l];
-    v1[2 * L + l] = acc2_v[l];
-    v1[3 * L + l] = acc3_v[l];
-  }
-  // %2063 = sub f64[4] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (v0[i0 * L + l] * T(h)) - (v1[i0 * L + l] * T(h));
-    }
-  }
-  // %1921 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1923 = contract f64[4,20] -> v6
+  // %1446 = contract f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5569,25 +4934,21 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2066 = sub f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            ((v8[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) + v5[(i0 * 20 + i1) * L + l]) -
-            v6[(i0 * 20 + i1) * L + l];
-      }
+  // %1448 = sub f64[4,20] -> v23
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v10[i0 * L + l] - v19[i0 * L + l];
     }
   }
-  // %2067 = contract f64[4] -> v0
+  // %1663 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5598,10 +4959,413 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v23[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+  }
+  // %1865 = contract f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] =
+            v11[(i0 * 20 + i1) * L + l] * (v23[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]);
+      }
+    }
+  }
+  // %1869 = contract f64[4] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v17[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+  }
+  // %1874 = contract f64[4] -> v12
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v5[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v12[l] = acc0_v[l];
+    v12[1 * L + l] = acc1_v[l];
+    v12[2 * L + l] = acc2_v[l];
+    v12[3 * L + l] = acc3_v[l];
+  }
+  // %2026 = contract f64[4] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = (v4[i0 * L + l] - v12[i0 * L + l]) * (T(h) * 0.5f);
+    }
+  }
+  // %1868 = contract f64[4,20] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1873 = contract f64[4,20] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2029 = sub f64[4,20] -> v26
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 20 + i1) * L + l] =
+            ((v11[(i0 * 20 + i1) * L + l] * v19[i0 * L + l]) + v23[(i0 * 20 + i1) * L + l]) -
+            v25[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %596 = contract f64[4] -> v4
+  // %2030 = contract f64[4] -> v12
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v8[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v8[i0 * L + l], v26[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v8[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v8[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v8[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+    v12[l] = acc4_v[l];
+    v12[1 * L + l] = acc5_v[l];
+    v12[2 * L + l] = acc6_v[l];
+    v12[3 * L + l] = acc7_v[l];
+  }
+  // %995 = tanh f64[4,20] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v6[(i0 * 20 + i1) * L + l] -
+                     ((v17[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
+                      v14[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %996 = contract f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v1[i0 * L + l];
+      }
+    }
+  }
+  // %1000 = tanh f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v7[(i0 * 20 + i1) * L + l] - ((v6[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * T(h))) +
+                                          v15[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1077 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
+      }
+    }
+  }
+  // %1984 = add f64[4,20,20] -> W
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
+              z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
+              (((v5[(i0 * 20 + i1) * L + l] *
+                 (v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
+                ((v8[(i0 * 20 + i2) * L + l] *
+                  (v6[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f))) +
+                 (v7[(i0 * 20 + i1) * L + l] *
+                  (v9[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))))) +
+               ((v17[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 20 + i2) * L + l]));
+        }
+      }
+    }
+  }
+  // %1836 = add f64[4,20] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 20 + i1) * L + l] =
+            v20[(i0 * 20 + i1) * L + l] +
+            (v24[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1838 = mul f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 20 + i1) * L + l] = (v5[(i0 * 20 + i1) * L + l] * v1[i0 * L + l]) *
+                                      (1.0f - square(v19[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1843 = add f64[4,20] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 20 + i1) * L + l] =
+            (v15[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * T(h))) + v21[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1845 = mul f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1) * L + l] = (v20[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) *
+                                      (1.0f - square(v14[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %2005 = add f64[4,20] -> v23
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v24[i0 * L + l] + v15[i0 * L + l];
+    }
+  }
+  // %2015 = add f64[4,20,20] -> a.W
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
+              ((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) * v22[(i0 * 20 + i1) * L + l]) +
+              ((a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
+                (v21[(i0 * 20 + i1) * L + l] *
+                 (v9[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)))) +
+               ((v23[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 20 + i2) * L + l]));
+        }
+      }
+    }
+  }
+  // %1858 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v14[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
+  }
+  // %1859 = contract f64[4] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v1[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v18[i0 * L + l]));
+    }
+  }
+  // %1855 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v5[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
+  }
+  // %2016 = add f64[4] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v3[i0 * L + l] + v1[i0 * L + l];
+    }
+  }
+  // %2024 = mul f64[4,4] -> adj.Wb
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = T(h) * ((-(((v4[i0 * L + l] * u_stages[(i1 + 24) * L + l]) +
+                               (v16[i0 * L + l] * u_stages[i1 * L + l])) *
+                              0.16666667f)) -
+                           ((u_stages[(i1 + 8) * L + l] * v0[i0 * L + l]) * v2[i0 * L + l]));
+        }
+        dtheta_Wb[i0 * 4 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %1886 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v6[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -5611,17 +5375,312 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %2070 = contract f64[4,20] -> v5
+  // %1890 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v17[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
+  }
+  // %2037 = contract f64[4] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (v0[i0 * L + l] - v1[i0 * L + l]) * (T(h) * 0.5f);
+    }
+  }
+  // %1885 = contract f64[4,20] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1893 = contract f64[4,20] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2040 = sub f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 20 + i1) * L + l] =
+            ((v8[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) + v5[(i0 * 20 + i1) * L + l]) -
+            v11[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2041 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v14[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+  }
+  // %2048 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v5[(i0 * 20 + i1) * L + l] =
-            v13[(i0 * 20 + i1) * L + l] * (v10[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
+            v8[(i0 * 20 + i1) * L + l] * ((v14[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]) +
+                                          (v26[(i0 * 20 + i1) * L + l] - v12[i0 * L + l]));
       }
     }
   }
-  // %2072 = sub f64[4,20,4] -> adj.Wk
+  // %1905 = contract f64[4,20] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1902 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v7[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+  }
+  // %1908 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v21[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
+  }
+  // %2052 = contract f64[4] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (v0[i0 * L + l] - v1[i0 * L + l]) * T(h);
+    }
+  }
+  // %1907 = contract f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2055 = sub f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] =
+            (v11[(i0 * 20 + i1) * L + l] + (v8[(i0 * 20 + i1) * L + l] * v2[i0 * L + l])) -
+            v6[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2056 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v9[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+  }
+  // %2059 = contract f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1) * L + l] =
+            v9[(i0 * 20 + i1) * L + l] * (v7[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
+      }
+    }
+  }
+  // %2061 = sub f64[4,20,4] -> adj.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -5630,25 +5689,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] =
-                ((-(v7[(i0 * 20 + i1) * L + l] *
+                ((-(v10[(i0 * 20 + i1) * L + l] *
                     (u_stages[(i2 + 4) * L + l] * (T(h) * 0.16666667f)))) -
-                 (v11[(i0 * 20 + i1) * L + l] *
+                 (v5[(i0 * 20 + i1) * L + l] *
                   (u_stages[(i2 + 12) * L + l] * (T(h) * 0.33333334f)))) -
-                (v5[(i0 * 20 + i1) * L + l] * (u_stages[(i2 + 28) * L + l] * (T(h) * 0.16666667f)));
+                (v6[(i0 * 20 + i1) * L + l] * (u_stages[(i2 + 28) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2073 = add f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v25[i0 * L + l] + v9[i0 * L + l];
-    }
-  }
-  // %2077 = sub f64[4,20,4] -> adj.Wv
+  // %2065 = sub f64[4,20,4] -> adj.Wv
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -5657,10 +5709,10 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] =
-                ((-(v5[(i0 * 20 + i1) * L + l] *
+                ((-(v23[(i0 * 20 + i1) * L + l] *
                     (u_stages[(i2 + 8) * L + l] * (T(h) * 0.33333334f)))) -
-                 (v23[(i0 * 20 + i1) * L + l] * (u_stages[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                (v22[(i0 * 20 + i1) * L + l] *
+                 (v22[(i0 * 20 + i1) * L + l] * (u_stages[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                (v21[(i0 * 20 + i1) * L + l] *
                  (u_stages[(i2 + 24) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
@@ -5668,33 +5720,33 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1526 = broadcast f64[4,20,4] -> adj.Wq
+  // %1510 = broadcast f64[4,20,4] -> adj.Wq
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1527 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1511 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1528 = broadcast f64[320,80] -> adj.ff.up.weight
+  // %1512 = broadcast f64[320,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1529 = broadcast f64[320] -> adj.ff.up.bias
+  // %1513 = broadcast f64[320] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1530 = broadcast f64[80,320] -> adj.ff.down.weight
+  // %1514 = broadcast f64[80,320] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1531 = broadcast f64[20,80] -> adj.out.weight
+  // %1515 = broadcast f64[20,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1532 = broadcast f64[20] -> adj.out.bias
+  // %1516 = broadcast f64[20] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -7022,7 +7074,7 @@ const plastic_model kModel = {
             .adjoint_field = 29696,
             .step = 29952,
             .step_vjp = 47616,
-            .adjoint_step = 55680,
+            .adjoint_step = 50688,
             .output = 28800,
             .output_vjp = 59648,
             .loss = 128,

@@ -135,7 +135,7 @@ enum {
  * read-only u_stages: varying[32] = 256 floats, read-only z1: varying[1600] = 12800 floats a1:
  * varying[1600] = 12800 floats dtheta: uniform[54356] = 54356 floats err: varying[3200] = 25600
  * floats, may be NULL dtheta_err: uniform[54356] = 54356 floats, may be NULL scratch: scratch
- * arena, 55680 bytes, 64-byte aligned
+ * arena, 50688 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                           const void* a0, const void* theta, const void* u_stages,
@@ -143,7 +143,7 @@ void fwp_delta_cde_character_adjoint_step(const void* ctx, double t, double h, c
                                           void* dtheta_err, void* scratch);
 enum {
   fwp_delta_cde_character_adjoint_step_lanes = 8,
-  fwp_delta_cde_character_adjoint_step_scratch_bytes = 55680
+  fwp_delta_cde_character_adjoint_step_scratch_bytes = 50688
 };
 
 /* fwp_delta_cde_character_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -2955,7 +2955,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_predelta.field.step.rk4: 86 nodes
+  // fwp_delta_cde_predelta.field.step.rk4: 85 nodes
   // %463 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3635,17 +3635,17 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %827 = add f64[32,5] -> v8
+  // %828 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = (v12[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
-                                    (v7[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
+        v8[(i0 * 5 + i1) * L + l] =
+            (v12[(i0 * 5 + i1) * L + l] + v7[(i0 * 5 + i1) * L + l]) * (T(h) * 0.33333334f);
       }
     }
   }
-  // %833 = add f64[32,5,5] -> W
+  // %834 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -4164,9 +4164,9 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1226 = contract f64[32,5] -> v18
-  // %979 = contract f64[32,5] -> v19
-  // %1005 = contract f64[32,5] -> v20
+  // %1227 = contract f64[32,5] -> v18
+  // %980 = contract f64[32,5] -> v19
+  // %1006 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4248,7 +4248,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1230 = sub f64[32,5] -> v14
+  // %1231 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4258,8 +4258,8 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1049 = contract f64[32] -> v12
-  // %1040 = contract f64[32] -> v21
+  // %1050 = contract f64[32] -> v12
+  // %1041 = contract f64[32] -> v21
   // %756 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -4319,7 +4319,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1234 = sub f64[32,5] -> v23
+  // %1235 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4329,14 +4329,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1251 = add f64[32,5] -> v19
+  // %1252 = add f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v23[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %1002 = contract f64[32] -> v12
+  // %1003 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4365,7 +4365,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %1238 = sub f64[32,5] -> v24
+  // %1239 = sub f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4375,7 +4375,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1488 = sub f64[32,5,5] -> d.W
+  // %1489 = sub f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -4547,7 +4547,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v30[i0 * L + l] = vm::tanh(v27[i0 * L + l]);
     }
   }
-  // %1281 = mul f64[32,5] -> v27
+  // %1282 = mul f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4575,7 +4575,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v29[i0 * L + l] = v28[i0 * L + l] - v25[i0 * L + l];
     }
   }
-  // %1254 = sub f64[32,5] -> v25
+  // %1255 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4587,7 +4587,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1261 = sub f64[32,5] -> v32
+  // %1262 = sub f64[32,5] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4599,7 +4599,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1276 = sub f64[32,5] -> v20
+  // %1277 = sub f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4610,14 +4610,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1241 = mul f64[32,5] -> v26
+  // %1242 = mul f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = (1.0f - square(v28[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %1243 = contract f64[32] -> v11
+  // %1244 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4646,16 +4646,16 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1489 = add f64[32,5] -> v23
+  // %1490 = add f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v25[i0 * L + l] + v32[i0 * L + l];
     }
   }
-  // %1277 = contract f64[32,5] -> v28
-  // %1020 = contract f64[32,5] -> v30
-  // %1490 = contract f64[32,5] -> v33
+  // %1278 = contract f64[32,5] -> v28
+  // %1021 = contract f64[32,5] -> v30
+  // %1491 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4737,7 +4737,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v33[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
     }
   }
-  // %1278 = contract f64[32] -> v12
+  // %1279 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4766,14 +4766,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1279 = mul f64[32] -> v21
+  // %1280 = mul f64[32] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v12[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
     }
   }
-  // %1245 = sub f64[32,5] -> v20
+  // %1246 = sub f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4784,7 +4784,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1256 = contract f64[32] -> v12
+  // %1257 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4813,7 +4813,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1263 = contract f64[32] -> v22
+  // %1264 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4842,7 +4842,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1492 = sub f64[32,5] -> v14
+  // %1493 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4854,16 +4854,16 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1252 = mul f64[32,5] -> v23
+  // %1253 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = (1.0f - square(v31[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1282 = contract f64[35] -> v25
-  // %1242 = contract f64[35] -> v29
-  // %1253 = contract f64[35] -> v30
+  // %1283 = contract f64[35] -> v25
+  // %1243 = contract f64[35] -> v29
+  // %1254 = contract f64[35] -> v30
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4951,9 +4951,9 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v30[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1294 = contract f64[32,5] -> v31
-  // %1302 = contract f64[32,5] -> v32
-  // %1508 = contract f64[32,5] -> v33
+  // %1295 = contract f64[32,5] -> v31
+  // %1303 = contract f64[32,5] -> v32
+  // %1509 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5035,7 +5035,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v33[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1295 = sub f64[32,5] -> v18
+  // %1296 = sub f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5045,8 +5045,8 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1246 = contract f64[32] -> v19
-  // %1296 = contract f64[32] -> v24
+  // %1247 = contract f64[32] -> v19
+  // %1297 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5090,14 +5090,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v24[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1247 = mul f64[32] -> v20
+  // %1248 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1299 = mul f64[32,5] -> v19
+  // %1300 = mul f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5107,7 +5107,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1305 = sub f64[32,5] -> v5
+  // %1306 = sub f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5118,7 +5118,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1306 = contract f64[32] -> v13
+  // %1307 = contract f64[32] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5147,7 +5147,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1309 = mul f64[32,5] -> v18
+  // %1310 = mul f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5157,7 +5157,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1511 = sub f64[32,5] -> v5
+  // %1512 = sub f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5169,8 +5169,8 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1493 = contract f64[32] -> v11
-  // %1512 = contract f64[32] -> v12
+  // %1494 = contract f64[32] -> v11
+  // %1513 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5214,16 +5214,16 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v12[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1494 = mul f64[32] -> v13
+  // %1495 = mul f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v11[i0 * L + l] * (v10[i0 * L + l] * (1.0f - v10[i0 * L + l]));
     }
   }
-  // %1280 = contract f64[35] -> v7
-  // %1248 = contract f64[35] -> v14
-  // %1495 = contract f64[35] -> v15
+  // %1281 = contract f64[35] -> v7
+  // %1249 = contract f64[35] -> v14
+  // %1496 = contract f64[35] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5295,28 +5295,28 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v15[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1283 = add f64[35] -> v17
+  // %1284 = add f64[35] -> v17
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v25[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1249 = add f64[35] -> v7
+  // %1250 = add f64[35] -> v7
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v29[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %1496 = add f64[35] -> v14
+  // %1497 = add f64[35] -> v14
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v15[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %1499 = add f64[35] -> d.ln.gain
+  // %1500 = add f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -5328,7 +5328,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1501 = add f64[35] -> d.ln.bias
+  // %1502 = add f64[35] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -5339,7 +5339,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1504 = add f64[32,35] -> d.Wb
+  // %1505 = add f64[32,35] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
@@ -5353,7 +5353,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1515 = mul f64[32,5] -> v15
+  // %1516 = mul f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5363,7 +5363,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1518 = add f64[32,5,35] -> d.Wk
+  // %1519 = add f64[32,5,35] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -5380,7 +5380,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1333 = add f64[32,5,35] -> d.Wv
+  // %1334 = add f64[32,5,35] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -5433,14 +5433,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1334 = mul f64[35] -> v1
+    // %1335 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v7[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1335 = reduce_sum f64[] -> v10
+    // %1336 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5455,7 +5455,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1339 = contract f64[] -> v11
+    // %1340 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5470,7 +5470,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc0_v[l];
     }
-    // %1344 = mul f64[35] -> d.x@0
+    // %1345 = mul f64[35] -> d.x@0
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5478,7 +5478,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
                                              (v6[i0 * L + l] * (v11[l] * 0.028571429f)));
       }
     }
-    // %1345 = contract f64[35] -> d.dx@0
+    // %1346 = contract f64[35] -> d.dx@0
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5529,14 +5529,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
         u_stages_bar[(i0 + 35) * L + l] += acc0_v[l];
       }
     }
-    // %1519 = mul f64[35] -> v1
+    // %1520 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v14[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1520 = reduce_sum f64[] -> v8
+    // %1521 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5551,7 +5551,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %1524 = contract f64[] -> v10
+    // %1525 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5601,7 +5601,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = T(1) / std::sqrt((v12[l] * 0.028571429f) + 1e-05f);
     }
-    // %1529 = mul f64[35] -> d.x@1
+    // %1530 = mul f64[35] -> d.x@1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5610,7 +5610,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
                                            v11[l];
       }
     }
-    // %1530 = contract f64[35] -> d.dx@1
+    // %1531 = contract f64[35] -> d.dx@1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5696,14 +5696,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1358 = mul f64[35] -> v1
+    // %1359 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v17[i0 * L + l];
       }
     }
-    // %1359 = reduce_sum f64[] -> v10
+    // %1360 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5718,7 +5718,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1363 = contract f64[] -> v11
+    // %1364 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5733,7 +5733,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc0_v[l];
     }
-    // %1368 = mul f64[35] -> d.x@2
+    // %1369 = mul f64[35] -> d.x@2
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5741,7 +5741,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
                                                      ((v11[l] * 0.028571429f) * v0[i0 * L + l]));
       }
     }
-    // %1369 = contract f64[35] -> d.dx@2
+    // %1370 = contract f64[35] -> d.dx@2
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5837,39 +5837,40 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17152);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22272);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27392);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28416);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29440);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30464);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35584);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40704);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45824);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50944);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56064);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61184);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66304);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71424);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76544);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81664);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82688);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83712);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88832);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93952);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99072);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104192);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109312);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114432);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119552);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124672);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129792);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134912);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140032);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141056);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146176);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147328);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16128);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21248);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26368);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31488);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36608);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41728);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46848);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51968);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57088);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62208);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67328);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72448);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77568);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78592);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79616);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84736);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89856);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94976);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100096);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105216);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110336);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115456);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120576);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125696);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130816);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135936);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136960);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142080);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143232);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144384);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5891,8 +5892,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   for (int64_t i = 0; i < 12390; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_predelta.field.adjoint.step.rk4: 268 nodes
-  // %511 = layernorm f64[35] -> v0
+  // fwp_delta_cde_predelta.field.adjoint.step.rk4: 263 nodes
+  // %463 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5900,7 +5901,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 210) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -5912,7 +5913,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e13 = u_stages[(i0 + 210) * L + l] - mean_v[l];
+        const T e13 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e13 * e13);
       }
     }
@@ -5925,10 +5926,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 210) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %513 = add f64[35] -> v1
+  // %465 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5978,7 +5979,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %463 = layernorm f64[35] -> v4
+  // %511 = layernorm f64[35] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5986,7 +5987,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 210) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -5998,7 +5999,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        const T e75 = u_stages[(i0 + 210) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e75 * e75);
       }
     }
@@ -6011,19 +6012,85 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 210) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %465 = add f64[35] -> v5
+  // %513 = add f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %515 = contract f64[32,5] -> v6
-  // %490 = contract f64[32,5] -> v7
-  // %467 = contract f64[32,5] -> v8
+  // %474 = contract f64[32] -> v6
+  // %497 = contract f64[32] -> v7
+  // %522 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %475 = sigmoid f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %498 = sigmoid f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %467 = contract f64[32,5] -> v10
+  // %490 = contract f64[32,5] -> v11
+  // %515 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6059,18 +6126,18 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 5) * L + l] = acc4_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v8[(i0 * 5) * L + l] = acc8_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6085,100 +6152,34 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %516 = tanh f64[32,5] -> v9
+  // %468 = tanh f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %491 = tanh f64[32,5] -> v6
+  // %491 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
+      v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
     }
   }
-  // %468 = tanh f64[32,5] -> v7
+  // %516 = tanh f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %474 = contract f64[32] -> v8
-  // %497 = contract f64[32] -> v10
-  // %522 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v10[(i0 * 4) * L + l] = acc4_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v11[(i0 * 4) * L + l] = acc8_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %475 = sigmoid f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %498 = sigmoid f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v10[i0 * L + l]);
-    }
-  }
-  // %493 = contract f64[32,5] -> v13
-  // %470 = contract f64[32,5] -> v14
+  // %470 = contract f64[32,5] -> v12
+  // %493 = contract f64[32,5] -> v14
   // %518 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -6199,26 +6200,26 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 105) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 35) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 35) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 105) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 245) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 105) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 35) * L + l], acc5_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 35) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 105) * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 245) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 105) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 35) * L + l], acc6_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 35) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 105) * L + l], acc6_v[l]);
         acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 245) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 105) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 35) * L + l], acc7_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 35) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 105) * L + l], acc7_v[l]);
         acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 245) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v14[(i0 * 5) * L + l] = acc4_v[l];
       v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -6234,19 +6235,19 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 105) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 35) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 35) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 105) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 245) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %494 = softmax f64[32,5] -> v16
+  // %471 = softmax f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6256,7 +6257,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6267,18 +6268,27 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %471 = softmax f64[32,5] -> v13
+  // %476 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %494 = softmax f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6299,32 +6309,23 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %476 = contract f64[32,5] -> v14
+  // %499 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %499 = contract f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v8[i0 * L + l];
+        v14[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
@@ -6349,19 +6350,19 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %747 = contract f64[32,5] -> v15
-  // %472 = contract f64[32,5] -> v19
+  // %472 = contract f64[32,5] -> v15
+  // %747 = contract f64[32,5] -> v19
   // %768 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -6383,24 +6384,24 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
@@ -6429,7 +6430,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
@@ -6445,10 +6446,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v7[i0 * L + l] - v19[i0 * L + l];
+      v21[i0 * L + l] = v13[i0 * L + l] - v15[i0 * L + l];
     }
   }
-  // %765 = contract f64[32] -> v10
+  // %765 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6460,28 +6461,28 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %523 = sigmoid f64[32] -> v19
+  // %523 = sigmoid f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
   // %524 = contract f64[32,5] -> v22
@@ -6489,13 +6490,13 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v19[i0 * L + l];
+        v22[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %1040 = contract f64[32] -> v11
+  // %1041 = contract f64[32] -> v8
   // %756 = contract f64[32] -> v23
-  // %1984 = contract f64[32] -> v24
+  // %1985 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6515,35 +6516,35 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l],
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l],
                               acc10_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l],
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l],
                               acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v23[(i0 * 4) * L + l] = acc4_v[l];
       v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -6554,69 +6555,69 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v24[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1254 = sub f64[32,5] -> v25
+  // %1255 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v25[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] -
-            (v15[(i0 * 5 + i1) * L + l] +
-             (v21[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))));
+            v10[(i0 * 5 + i1) * L + l] -
+            (v19[(i0 * 5 + i1) * L + l] +
+             (v21[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1261 = sub f64[32,5] -> v26
+  // %1262 = sub f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v26[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] -
+            v10[(i0 * 5 + i1) * L + l] -
             ((v25[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
-             v15[(i0 * 5 + i1) * L + l]);
+             v19[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1276 = sub f64[32,5] -> v15
+  // %2429 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            v9[(i0 * 5 + i1) * L + l] -
-            ((v26[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v20[(i0 * 5 + i1) * L + l]);
+        v19[(i0 * 5 + i1) * L + l] =
+            (v25[(i0 * 5 + i1) * L + l] + v26[(i0 * 5 + i1) * L + l]) * (T(h) * 0.33333334f);
       }
     }
   }
-  // %2428 = add f64[32,5] -> v20
+  // %1277 = sub f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] = (v25[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
-                                     (v26[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
+        v27[(i0 * 5 + i1) * L + l] =
+            v11[(i0 * 5 + i1) * L + l] -
+            ((v26[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * T(h))) + v20[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2435 = add f64[32,5,5] -> W
+  // %2436 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) * v22[(i0 * 5 + i2) * L + l]) +
-               ((v20[(i0 * 5 + i1) * L + l] * v17[(i0 * 5 + i2) * L + l]) +
-                z0_W[(i0 * 25 + i1 * 5 + i2) * L + l])) +
-              (v21[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)));
+              (v21[(i0 * 5 + i1) * L + l] * (v12[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
+              (((v14[(i0 * 5 + i2) * L + l] * v19[(i0 * 5 + i1) * L + l]) +
+                z0_W[(i0 * 25 + i1 * 5 + i2) * L + l]) +
+               ((v27[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) * v22[(i0 * 5 + i2) * L + l]));
         }
       }
     }
   }
-  // %1960 = contract f64[32,5] -> v20
-  // %1531 = contract f64[32,5] -> v27
-  // %1987 = contract f64[32,5] -> v28
+  // %1961 = contract f64[32,5] -> v19
+  // %1532 = contract f64[32,5] -> v20
+  // %1988 = contract f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6636,36 +6637,36 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v27[(i0 * 5) * L + l] = acc4_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 5) * L + l] = acc4_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc7_v[l];
       v28[(i0 * 5) * L + l] = acc8_v[l];
       v28[(i0 * 5 + 1) * L + l] = acc9_v[l];
       v28[(i0 * 5 + 2) * L + l] = acc10_v[l];
@@ -6678,44 +6679,37 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v27[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1963 = mul f64[32,5] -> v22
+  // %1964 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
+      v22[i0 * L + l] = v17[i0 * L + l] * 0.33333334f;
     }
   }
-  // %659 = sub f64[32,5] -> v29
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = 1.0f - square(v6[i0 * L + l]);
-    }
-  }
-  // %580 = mul f64[32] -> v10
+  // %580 = mul f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v8[i0 * L + l] * (1.0f - v8[i0 * L + l]);
+      v7[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
     }
   }
-  // %2287 = contract f64[32,5] -> v6
-  // %2270 = contract f64[32,5] -> v30
-  // %1535 = contract f64[32,5] -> v31
+  // %2271 = contract f64[32,5] -> v29
+  // %2288 = contract f64[32,5] -> v30
+  // %1536 = contract f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6735,35 +6729,35 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 5) * L + l] = acc0_v[l];
+      v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v30[(i0 * 5) * L + l] = acc4_v[l];
       v30[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v30[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -6780,21 +6774,21 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v30[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v31[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2271 = contract f64[32] -> v11
+  // %2272 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6806,35 +6800,35 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2274 = add f64[32,5] -> v32
+  // %2275 = add f64[32,5] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v32[(i0 * 5 + i1) * L + l] =
-            v30[(i0 * 5 + i1) * L + l] +
-            (v13[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
+            v29[(i0 * 5 + i1) * L + l] +
+            (v16[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2275 = contract f64[32] -> v11
+  // %2276 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6846,254 +6840,46 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2276 = mul f64[32] -> v30
+  // %2277 = mul f64[32] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
+      v29[i0 * L + l] = v7[i0 * L + l] * v8[i0 * L + l];
     }
   }
-  // %1539 = mul f64[32,5] -> v33
+  // %659 = sub f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v27[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+      v33[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
     }
   }
-  // %2299 = contract f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1863 = contract f64[32,5] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 5) * L + l] = acc0_v[l];
-      v34[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1865 = sub f64[32,5] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 5 + i1) * L + l] =
-            (v31[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]) - v34[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1957 = contract f64[32] -> v11
-  // %1536 = contract f64[32] -> v34
-  // %2100 = contract f64[32] -> v36
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l],
-                              acc10_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l],
-                              acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v34[(i0 * 4) * L + l] = acc4_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v36[(i0 * 4) * L + l] = acc8_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %1961 = add f64[32,5] -> v31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] =
-            (v27[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
-            v20[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2041 = add f64[32,5] -> v37
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 5 + i1) * L + l] =
-            v20[(i0 * 5 + i1) * L + l] +
-            (v31[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %2053 = add f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
-            (v37[(i0 * 5 + i1) * L + l] * (v24[i0 * L + l] * T(h))) + v28[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2436 = add f64[32,5] -> v28
+  // %1540 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v37[i0 * L + l] + v31[i0 * L + l];
+      v10[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
     }
   }
-  // %2443 = add f64[32,5,5] -> a.W
+  // %2300 = contract f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (v20[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
-              ((a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
-                (v28[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h)))) +
-               (v13[(i0 * 5 + i2) * L + l] * (v27[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))));
-        }
-      }
-    }
-  }
-  // %2285 = mul f64[32,5] -> v27
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v37[i0 * L + l] * v29[i0 * L + l];
-    }
-  }
-  // %2288 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7104,743 +6890,36 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2291 = add f64[32,5] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] +
-            (v16[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %2268 = mul f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v29[i0 * L + l] * v31[i0 * L + l];
-    }
-  }
-  // %2286 = contract f64[35] -> v29
-  // %2269 = contract f64[35] -> v38
-  // %2024 = contract f64[35] -> v39
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v33[(i1 * 5 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v6[(i1 * 5 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v33[(i1 * 5 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v6[(i1 * 5 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v33[(i1 * 5 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v6[(i1 * 5 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v33[(i1 * 5 + i2) * L + l], acc11_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v38[(i0 * 4) * L + l] = acc4_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v39[(i0 * 4) * L + l] = acc8_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v33[(i1 * 5 + i2) * L + l], acc2_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = acc0_v[l];
-      v38[i0 * L + l] = acc1_v[l];
-      v39[i0 * L + l] = acc2_v[l];
-    }
-  }
-  // %1537 = mul f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v34[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
-    }
-  }
-  // %2300 = contract f64[32] -> v12
-  // %2345 = contract f64[32] -> v23
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v23[(i0 * 4) * L + l] = acc4_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %2303 = add f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            v7[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * T(h)));
-      }
-    }
-  }
-  // %2304 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2305 = mul f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v12[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
-    }
-  }
-  // %2306 = contract f64[35] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v24[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2307 = mul f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
-    }
-  }
-  // %2308 = contract f64[35] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v25[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v25[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v25[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v25[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v25[(i1 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2309 = add f64[35] -> v34
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v7[i0 * L + l] + v9[i0 * L + l];
-    }
-  }
-  // %2333 = contract f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            v13[(i0 * 5 + i1) * L + l] * (v35[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]);
-      }
-    }
-  }
-  // %2122 = contract f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v31[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v31[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2119 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2337 = sub f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            (v32[(i0 * 5 + i1) * L + l] * v8[i0 * L + l]) -
-            (v9[(i0 * 5 + i1) * L + l] +
-             (v14[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %2338 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2148 = contract f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v37[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v37[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v37[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2349 = sub f64[32,5] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            (v28[(i0 * 5 + i1) * L + l] * v8[i0 * L + l]) -
-            (v9[(i0 * 5 + i1) * L + l] +
-             (v17[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %2292 = contract f64[32] -> v23
-  // %2350 = contract f64[32] -> v36
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v36[(i0 * 4) * L + l] = acc4_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %2293 = mul f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v10[i0 * L + l] * v23[i0 * L + l];
-    }
-  }
-  // %2294 = contract f64[35] -> v9
-  // %2277 = contract f64[35] -> v16
-  // %1538 = contract f64[35] -> v21
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v30[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v11[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v30[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v11[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v30[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v11[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v30[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v11[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v16[(i0 * 4) * L + l] = acc4_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v21[(i0 * 4) * L + l] = acc8_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v11[i1 * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
-      v16[i0 * L + l] = acc1_v[l];
-      v21[i0 * L + l] = acc2_v[l];
-    }
-  }
-  // %2295 = add f64[35] -> v28
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v29[i0 * L + l] + v9[i0 * L + l];
-    }
-  }
-  // %2278 = add f64[35] -> v9
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v16[i0 * L + l] + v38[i0 * L + l];
-    }
-  }
-  // %2027 = add f64[35] -> v38
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v21[i0 * L + l] + v39[i0 * L + l];
-    }
-  }
-  // %2449 = mul f64[35] -> adj.ln.gain
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * (((-(((v2[i0 * L + l] * v28[i0 * L + l]) + (v2[i0 * L + l] * v9[i0 * L + l])) *
-                        0.33333334f)) -
-                     (v4[i0 * L + l] * (v38[i0 * L + l] * 0.16666667f))) -
-                    (v0[i0 * L + l] * (v34[i0 * L + l] * 0.16666667f)));
-      }
-      dtheta_ln_gain[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2458 = mul f64[35] -> adj.ln.bias
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v34[i0 * L + l] + v38[i0 * L + l]) * 0.16666667f)) -
-                  ((v9[i0 * L + l] + v28[i0 * L + l]) * 0.33333334f)) *
-                 T(h);
-      }
-      dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2331 = sub f64[32,35] -> adj.Wb
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v3[i1 * L + l] * (v30[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                     ((v11[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
-                    ((v8[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
-                   ((v24[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
-        }
-        dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2459 = add f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] =
-            ((v13[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l]) +
-            ((v14[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %2357 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2173 = contract f64[32,5] -> v9
+  // %1864 = contract f64[32,5] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7864,10 +6943,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 5) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -7879,21 +6958,239 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2361 = sub f64[32,5] -> v13
+  // %1866 = sub f64[32,5] -> v35
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            (v15[(i0 * 5 + i1) * L + l] * v19[i0 * L + l]) -
-            ((v17[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v9[(i0 * 5 + i1) * L + l]);
+        v35[(i0 * 5 + i1) * L + l] =
+            (v31[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) - v34[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2362 = contract f64[32] -> v10
+  // %1958 = contract f64[32] -> v8
+  // %1537 = contract f64[32] -> v34
+  // %2101 = contract f64[32] -> v36
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l],
+                              acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc4_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v36[(i0 * 4) * L + l] = acc8_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %1962 = add f64[32,5] -> v31
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 5 + i1) * L + l] =
+            (v20[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+            v19[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2042 = add f64[32,5] -> v37
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 5 + i1) * L + l] =
+            v19[(i0 * 5 + i1) * L + l] +
+            (v31[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %2054 = add f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 5 + i1) * L + l] =
+            (v37[(i0 * 5 + i1) * L + l] * (v24[i0 * L + l] * T(h))) + v28[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2437 = add f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v37[i0 * L + l] + v31[i0 * L + l];
+    }
+  }
+  // %2444 = add f64[32,5,5] -> a.W
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              (v19[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
+              ((a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
+                (v28[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h)))) +
+               (v16[(i0 * 5 + i2) * L + l] * (v20[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))));
+        }
+      }
+    }
+  }
+  // %2269 = mul f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v33[i0 * L + l] * v31[i0 * L + l];
+    }
+  }
+  // %2286 = mul f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v37[i0 * L + l] * v33[i0 * L + l];
+    }
+  }
+  // %2270 = contract f64[35] -> v33
+  // %2287 = contract f64[35] -> v38
+  // %2025 = contract f64[35] -> v39
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v10[(i1 * 5 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v20[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v28[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v10[(i1 * 5 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v20[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v28[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v10[(i1 * 5 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v20[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v28[(i1 * 5 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v10[(i1 * 5 + i2) * L + l], acc11_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc4_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v39[(i0 * 4) * L + l] = acc8_v[l];
+      v39[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v39[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v39[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v10[(i1 * 5 + i2) * L + l], acc2_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = acc0_v[l];
+      v38[i0 * L + l] = acc1_v[l];
+      v39[i0 * L + l] = acc2_v[l];
+    }
+  }
+  // %2289 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7905,34 +7202,727 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2365 = contract f64[32,5] -> v9
+  // %2292 = add f64[32,5] -> v40
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            v18[(i0 * 5 + i1) * L + l] * (v13[(i0 * 5 + i1) * L + l] - v10[i0 * L + l]);
+        v40[(i0 * 5 + i1) * L + l] =
+            v30[(i0 * 5 + i1) * L + l] +
+            (v17[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2462 = sub f64[32,5,35] -> adj.Wk
+  // %1538 = mul f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v34[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+    }
+  }
+  // %2301 = contract f64[32] -> v9
+  // %2346 = contract f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc4_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %2304 = add f64[32,5] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 5 + i1) * L + l] =
+            v13[(i0 * 5 + i1) * L + l] + (v17[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * T(h)));
+      }
+    }
+  }
+  // %2305 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2306 = mul f64[32] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v9[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+    }
+  }
+  // %2307 = contract f64[35] -> v13
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %2308 = mul f64[32,5] -> v27
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
+    }
+  }
+  // %2309 = contract f64[35] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %2320 = mul f64[35] -> v30
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = (v13[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2334 = contract f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 5 + i1) * L + l] =
+            v16[(i0 * 5 + i1) * L + l] * (v35[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]);
+      }
+    }
+  }
+  // %2149 = contract f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v37[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v37[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v37[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2350 = sub f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] =
+            (v40[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
+            (v13[(i0 * 5 + i1) * L + l] +
+             (v14[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %2293 = contract f64[32] -> v9
+  // %2351 = contract f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v40[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v40[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v40[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v40[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc4_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %2294 = mul f64[32] -> v36
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = v7[i0 * L + l] * v9[i0 * L + l];
+    }
+  }
+  // %2278 = contract f64[35] -> v13
+  // %2295 = contract f64[35] -> v34
+  // %1539 = contract f64[35] -> v35
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v36[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v36[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v36[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v36[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc4_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v35[(i0 * 4) * L + l] = acc8_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = acc0_v[l];
+      v34[i0 * L + l] = acc1_v[l];
+      v35[i0 * L + l] = acc2_v[l];
+    }
+  }
+  // %2445 = add f64[35] -> v37
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = (v13[i0 * L + l] + v33[i0 * L + l]) + (v38[i0 * L + l] + v34[i0 * L + l]);
+    }
+  }
+  // %2283 = mul f64[35] -> v38
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = (v35[i0 * L + l] + v39[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2451 = mul f64[35] -> adj.ln.gain
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((-((v2[i0 * L + l] * v37[i0 * L + l]) * 0.33333334f)) -
+                          (v0[i0 * L + l] * v38[i0 * L + l])) -
+                         (v4[i0 * L + l] * v30[i0 * L + l]));
+      }
+      dtheta_ln_gain[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2455 = mul f64[35] -> adj.ln.bias
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((-v38[i0 * L + l]) - (v37[i0 * L + l] * 0.33333334f)) - v30[i0 * L + l]);
+      }
+      dtheta_ln_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2332 = sub f64[32,35] -> adj.Wb
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((-(v3[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v8[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l])) -
+                    ((v36[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
+                   ((v24[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l]);
+        }
+        dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2123 = contract f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v31[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v31[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2120 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2338 = sub f64[32,5] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 5 + i1) * L + l] =
+            (v32[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
+            (v13[(i0 * 5 + i1) * L + l] +
+             (v12[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %2339 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2457 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = ((v16[(i0 * 5 + i1) * L + l] - v23[i0 * L + l]) +
+                                      (v21[(i0 * 5 + i1) * L + l] - v6[i0 * L + l])) *
+                                     v22[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2358 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2174 = contract f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2362 = sub f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] =
+            (v25[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]) -
+            ((v14[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v13[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %2363 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2366 = contract f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] * (v16[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]);
+      }
+    }
+  }
+  // %2460 = sub f64[32,5,35] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -7940,25 +7930,25 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] =
-                ((-(v7[(i0 * 5 + i1) * L + l] *
-                    (u_stages[(i2 + 35) * L + l] * (T(h) * 0.16666667f)))) -
-                 (v8[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 105) * L + l] * T(h)))) -
-                (v9[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 245) * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v11[(i0 * 5 + i1) * L + l] *
+                         (u_stages[(i2 + 35) * L + l] * (T(h) * 0.16666667f)))) -
+                      (v12[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 105) * L + l] * T(h)))) -
+                     (v13[(i0 * 5 + i1) * L + l] *
+                      (u_stages[(i2 + 245) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2463 = add f64[32,5] -> v7
+  // %2461 = add f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v27[i0 * L + l] + v6[i0 * L + l];
+      v11[i0 * L + l] = v28[i0 * L + l] + v20[i0 * L + l];
     }
   }
-  // %2466 = sub f64[32,5,35] -> adj.Wv
+  // %2464 = sub f64[32,5,35] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -7966,42 +7956,42 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v33[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v7[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v25[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v10[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v11[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v27[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1926 = broadcast f64[32,5,35] -> adj.Wq
+  // %1927 = broadcast f64[32,5,35] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5600; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1927 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1928 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1928 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %1929 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1929 = broadcast f64[64] -> adj.ff.up.bias
+  // %1930 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1930 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %1931 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1931 = broadcast f64[1,160] -> adj.out.weight
+  // %1932 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1932 = broadcast f64[1] -> adj.out.bias
+  // %1933 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -9254,7 +9244,7 @@ const plastic_model kModel = {
             .adjoint_field = 70656,
             .step = 64000,
             .step_vjp = 120640,
-            .adjoint_step = 148480,
+            .adjoint_step = 149504,
             .output = 15552,
             .output_vjp = 47360,
             .loss = 0,

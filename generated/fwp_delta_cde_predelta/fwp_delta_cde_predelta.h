@@ -137,7 +137,7 @@ enum {
  *   dtheta: uniform[39175] = 39175 floats
  *   err: varying[1600] = 12800 floats, may be NULL
  *   dtheta_err: uniform[39175] = 39175 floats, may be NULL
- *   scratch: scratch arena, 148480 bytes, 64-byte aligned
+ *   scratch: scratch arena, 149504 bytes, 64-byte aligned
  */
 void fwp_delta_cde_predelta_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                          const void* a0, const void* theta, const void* u_stages,
@@ -145,7 +145,7 @@ void fwp_delta_cde_predelta_adjoint_step(const void* ctx, double t, double h, co
                                          void* dtheta_err, void* scratch);
 enum {
   fwp_delta_cde_predelta_adjoint_step_lanes = 8,
-  fwp_delta_cde_predelta_adjoint_step_scratch_bytes = 148480
+  fwp_delta_cde_predelta_adjoint_step_scratch_bytes = 149504
 };
 
 /* fwp_delta_cde_predelta_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -3625,7 +3625,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_predelta_static.field.step.rk4: 86 nodes
+  // fwp_delta_cde_predelta_static.field.step.rk4: 85 nodes
   // %569 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -4305,17 +4305,17 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %933 = add f64[32,5] -> v8
+  // %934 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = (v12[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
-                                    (v7[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
+        v8[(i0 * 5 + i1) * L + l] =
+            (v12[(i0 * 5 + i1) * L + l] + v7[(i0 * 5 + i1) * L + l]) * (T(h) * 0.33333334f);
       }
     }
   }
-  // %939 = add f64[32,5,5] -> W
+  // %940 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -4835,9 +4835,9 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1332 = contract f64[32,5] -> v18
-  // %1085 = contract f64[32,5] -> v19
-  // %1111 = contract f64[32,5] -> v20
+  // %1333 = contract f64[32,5] -> v18
+  // %1086 = contract f64[32,5] -> v19
+  // %1112 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4919,7 +4919,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1336 = sub f64[32,5] -> v14
+  // %1337 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4929,8 +4929,8 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1155 = contract f64[32] -> v12
-  // %1146 = contract f64[32] -> v21
+  // %1156 = contract f64[32] -> v12
+  // %1147 = contract f64[32] -> v21
   // %862 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -4990,7 +4990,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1340 = sub f64[32,5] -> v23
+  // %1341 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5000,14 +5000,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1357 = add f64[32,5] -> v19
+  // %1358 = add f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v23[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %1108 = contract f64[32] -> v12
+  // %1109 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5036,7 +5036,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %1344 = sub f64[32,5] -> v24
+  // %1345 = sub f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5046,7 +5046,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1594 = sub f64[32,5,5] -> d.W
+  // %1595 = sub f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -5218,7 +5218,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v30[i0 * L + l] = vm::tanh(v27[i0 * L + l]);
     }
   }
-  // %1387 = mul f64[32,5] -> v27
+  // %1388 = mul f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5246,7 +5246,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v29[i0 * L + l] = v28[i0 * L + l] - v25[i0 * L + l];
     }
   }
-  // %1360 = sub f64[32,5] -> v25
+  // %1361 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5258,7 +5258,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1367 = sub f64[32,5] -> v32
+  // %1368 = sub f64[32,5] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5270,7 +5270,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1382 = sub f64[32,5] -> v20
+  // %1383 = sub f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5281,14 +5281,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1347 = mul f64[32,5] -> v26
+  // %1348 = mul f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = (1.0f - square(v28[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %1349 = contract f64[32] -> v11
+  // %1350 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5317,16 +5317,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1595 = add f64[32,5] -> v23
+  // %1596 = add f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v25[i0 * L + l] + v32[i0 * L + l];
     }
   }
-  // %1383 = contract f64[32,5] -> v28
-  // %1126 = contract f64[32,5] -> v30
-  // %1596 = contract f64[32,5] -> v33
+  // %1384 = contract f64[32,5] -> v28
+  // %1127 = contract f64[32,5] -> v30
+  // %1597 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5408,7 +5408,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v33[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
     }
   }
-  // %1384 = contract f64[32] -> v12
+  // %1385 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5437,14 +5437,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1385 = mul f64[32] -> v21
+  // %1386 = mul f64[32] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v12[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
     }
   }
-  // %1351 = sub f64[32,5] -> v20
+  // %1352 = sub f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5455,7 +5455,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1362 = contract f64[32] -> v12
+  // %1363 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5484,7 +5484,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1369 = contract f64[32] -> v22
+  // %1370 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5513,7 +5513,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1598 = sub f64[32,5] -> v14
+  // %1599 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5525,16 +5525,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1358 = mul f64[32,5] -> v23
+  // %1359 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = (1.0f - square(v31[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1388 = contract f64[35] -> v25
-  // %1348 = contract f64[35] -> v29
-  // %1359 = contract f64[35] -> v30
+  // %1389 = contract f64[35] -> v25
+  // %1349 = contract f64[35] -> v29
+  // %1360 = contract f64[35] -> v30
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5622,9 +5622,9 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v30[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1400 = contract f64[32,5] -> v31
-  // %1408 = contract f64[32,5] -> v32
-  // %1614 = contract f64[32,5] -> v33
+  // %1401 = contract f64[32,5] -> v31
+  // %1409 = contract f64[32,5] -> v32
+  // %1615 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5706,7 +5706,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v33[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1401 = sub f64[32,5] -> v18
+  // %1402 = sub f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5716,8 +5716,8 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1352 = contract f64[32] -> v19
-  // %1402 = contract f64[32] -> v24
+  // %1353 = contract f64[32] -> v19
+  // %1403 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5761,14 +5761,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v24[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1353 = mul f64[32] -> v20
+  // %1354 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1405 = mul f64[32,5] -> v19
+  // %1406 = mul f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5778,7 +5778,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1411 = sub f64[32,5] -> v5
+  // %1412 = sub f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5789,7 +5789,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1412 = contract f64[32] -> v13
+  // %1413 = contract f64[32] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5818,7 +5818,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1415 = mul f64[32,5] -> v18
+  // %1416 = mul f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5828,7 +5828,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1617 = sub f64[32,5] -> v5
+  // %1618 = sub f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5840,8 +5840,8 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1599 = contract f64[32] -> v11
-  // %1618 = contract f64[32] -> v12
+  // %1600 = contract f64[32] -> v11
+  // %1619 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5885,16 +5885,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1600 = mul f64[32] -> v13
+  // %1601 = mul f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v11[i0 * L + l] * (v10[i0 * L + l] * (1.0f - v10[i0 * L + l]));
     }
   }
-  // %1386 = contract f64[35] -> v7
-  // %1354 = contract f64[35] -> v14
-  // %1601 = contract f64[35] -> v15
+  // %1387 = contract f64[35] -> v7
+  // %1355 = contract f64[35] -> v14
+  // %1602 = contract f64[35] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5966,28 +5966,28 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v15[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1389 = add f64[35] -> v17
+  // %1390 = add f64[35] -> v17
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v25[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1355 = add f64[35] -> v7
+  // %1356 = add f64[35] -> v7
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v29[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %1602 = add f64[35] -> v14
+  // %1603 = add f64[35] -> v14
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v15[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %1605 = add f64[35] -> d.ln.gain
+  // %1606 = add f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -5999,7 +5999,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1607 = add f64[35] -> d.ln.bias
+  // %1608 = add f64[35] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -6010,7 +6010,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1610 = add f64[32,35] -> d.Wb
+  // %1611 = add f64[32,35] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
@@ -6024,7 +6024,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1621 = mul f64[32,5] -> v15
+  // %1622 = mul f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6034,7 +6034,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1624 = add f64[32,5,35] -> d.Wk
+  // %1625 = add f64[32,5,35] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -6051,7 +6051,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1439 = add f64[32,5,35] -> d.Wv
+  // %1440 = add f64[32,5,35] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -6104,14 +6104,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1440 = mul f64[35] -> v1
+    // %1441 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v7[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1441 = reduce_sum f64[] -> v10
+    // %1442 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6126,7 +6126,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1445 = contract f64[] -> v11
+    // %1446 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6141,7 +6141,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc0_v[l];
     }
-    // %1450 = mul f64[35] -> d.x@0
+    // %1451 = mul f64[35] -> d.x@0
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6149,7 +6149,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
                                              (v6[i0 * L + l] * (v11[l] * 0.028571429f)));
       }
     }
-    // %1451 = contract f64[35] -> d.dx@0
+    // %1452 = contract f64[35] -> d.dx@0
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6200,14 +6200,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
         u_stages_bar[(i0 + 35) * L + l] += acc0_v[l];
       }
     }
-    // %1625 = mul f64[35] -> v1
+    // %1626 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v14[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1626 = reduce_sum f64[] -> v8
+    // %1627 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6222,7 +6222,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %1630 = contract f64[] -> v10
+    // %1631 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6272,7 +6272,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = T(1) / std::sqrt((v12[l] * 0.028571429f) + 1e-05f);
     }
-    // %1635 = mul f64[35] -> d.x@1
+    // %1636 = mul f64[35] -> d.x@1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6281,7 +6281,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
                                            v11[l];
       }
     }
-    // %1636 = contract f64[35] -> d.dx@1
+    // %1637 = contract f64[35] -> d.dx@1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6367,14 +6367,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1464 = mul f64[35] -> v1
+    // %1465 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v17[i0 * L + l];
       }
     }
-    // %1465 = reduce_sum f64[] -> v10
+    // %1466 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6389,7 +6389,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1469 = contract f64[] -> v11
+    // %1470 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6404,7 +6404,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc0_v[l];
     }
-    // %1474 = mul f64[35] -> d.x@2
+    // %1475 = mul f64[35] -> d.x@2
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6412,7 +6412,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
                                                      ((v11[l] * 0.028571429f) * v0[i0 * L + l]));
       }
     }
-    // %1475 = contract f64[35] -> d.dx@2
+    // %1476 = contract f64[35] -> d.dx@2
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6510,39 +6510,40 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17152);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22272);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27392);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28416);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29440);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30464);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35584);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40704);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45824);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50944);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56064);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61184);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66304);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71424);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76544);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81664);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82688);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83712);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88832);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93952);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99072);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104192);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109312);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114432);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119552);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124672);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129792);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134912);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140032);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141056);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146176);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147328);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16128);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21248);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26368);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31488);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36608);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41728);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46848);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51968);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57088);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62208);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67328);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72448);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77568);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78592);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79616);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84736);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89856);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94976);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100096);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105216);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110336);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115456);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120576);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125696);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130816);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135936);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136960);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142080);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143232);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144384);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6564,8 +6565,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   for (int64_t i = 0; i < 12390; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_predelta_static.field.adjoint.step.rk4: 272 nodes
-  // %617 = layernorm f64[35] -> v0
+  // fwp_delta_cde_predelta_static.field.adjoint.step.rk4: 267 nodes
+  // %569 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6573,7 +6574,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 225) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -6585,7 +6586,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e13 = u_stages[(i0 + 225) * L + l] - mean_v[l];
+        const T e13 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e13 * e13);
       }
     }
@@ -6598,10 +6599,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 225) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %619 = add f64[35] -> v1
+  // %571 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6651,7 +6652,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %569 = layernorm f64[35] -> v4
+  // %617 = layernorm f64[35] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6659,7 +6660,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 225) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -6671,7 +6672,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        const T e75 = u_stages[(i0 + 225) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e75 * e75);
       }
     }
@@ -6684,19 +6685,85 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 225) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %571 = add f64[35] -> v5
+  // %619 = add f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %621 = contract f64[32,5] -> v6
-  // %596 = contract f64[32,5] -> v7
-  // %573 = contract f64[32,5] -> v8
+  // %580 = contract f64[32] -> v6
+  // %603 = contract f64[32] -> v7
+  // %628 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %581 = sigmoid f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %604 = sigmoid f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %573 = contract f64[32,5] -> v10
+  // %596 = contract f64[32,5] -> v11
+  // %621 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6732,18 +6799,18 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 5) * L + l] = acc4_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v8[(i0 * 5) * L + l] = acc8_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6758,100 +6825,34 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %622 = tanh f64[32,5] -> v9
+  // %574 = tanh f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %597 = tanh f64[32,5] -> v6
+  // %597 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
+      v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
     }
   }
-  // %574 = tanh f64[32,5] -> v7
+  // %622 = tanh f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %580 = contract f64[32] -> v8
-  // %603 = contract f64[32] -> v10
-  // %628 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v10[(i0 * 4) * L + l] = acc4_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v11[(i0 * 4) * L + l] = acc8_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %581 = sigmoid f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %604 = sigmoid f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v10[i0 * L + l]);
-    }
-  }
-  // %599 = contract f64[32,5] -> v13
-  // %576 = contract f64[32,5] -> v14
+  // %576 = contract f64[32,5] -> v12
+  // %599 = contract f64[32,5] -> v14
   // %624 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -6872,26 +6873,26 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 110) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 35) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 35) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 110) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 260) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 110) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 35) * L + l], acc5_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 35) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 110) * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 260) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 110) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 35) * L + l], acc6_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 35) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 110) * L + l], acc6_v[l]);
         acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 260) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 110) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 35) * L + l], acc7_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 35) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 110) * L + l], acc7_v[l]);
         acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 260) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v14[(i0 * 5) * L + l] = acc4_v[l];
       v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -6907,19 +6908,19 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 110) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 35) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 35) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 110) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 260) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %600 = softmax f64[32,5] -> v16
+  // %577 = softmax f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6929,7 +6930,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6940,18 +6941,27 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %577 = softmax f64[32,5] -> v13
+  // %582 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %600 = softmax f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6972,32 +6982,23 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %582 = contract f64[32,5] -> v14
+  // %605 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %605 = contract f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v8[i0 * L + l];
+        v14[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
@@ -7022,19 +7023,19 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %853 = contract f64[32,5] -> v15
-  // %578 = contract f64[32,5] -> v19
+  // %578 = contract f64[32,5] -> v15
+  // %853 = contract f64[32,5] -> v19
   // %874 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -7056,24 +7057,24 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
@@ -7102,7 +7103,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
@@ -7118,10 +7119,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v7[i0 * L + l] - v19[i0 * L + l];
+      v21[i0 * L + l] = v13[i0 * L + l] - v15[i0 * L + l];
     }
   }
-  // %871 = contract f64[32] -> v10
+  // %871 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7133,28 +7134,28 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %629 = sigmoid f64[32] -> v19
+  // %629 = sigmoid f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
   // %630 = contract f64[32,5] -> v22
@@ -7162,13 +7163,13 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v19[i0 * L + l];
+        v22[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %1146 = contract f64[32] -> v11
+  // %1147 = contract f64[32] -> v8
   // %862 = contract f64[32] -> v23
-  // %2110 = contract f64[32] -> v24
+  // %2111 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7188,35 +7189,35 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l],
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l],
                               acc10_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l],
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l],
                               acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v23[(i0 * 4) * L + l] = acc4_v[l];
       v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -7227,69 +7228,69 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v24[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1360 = sub f64[32,5] -> v25
+  // %1361 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v25[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] -
-            (v15[(i0 * 5 + i1) * L + l] +
-             (v21[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))));
+            v10[(i0 * 5 + i1) * L + l] -
+            (v19[(i0 * 5 + i1) * L + l] +
+             (v21[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1367 = sub f64[32,5] -> v26
+  // %1368 = sub f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v26[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] -
+            v10[(i0 * 5 + i1) * L + l] -
             ((v25[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
-             v15[(i0 * 5 + i1) * L + l]);
+             v19[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1382 = sub f64[32,5] -> v15
+  // %2555 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            v9[(i0 * 5 + i1) * L + l] -
-            ((v26[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v20[(i0 * 5 + i1) * L + l]);
+        v19[(i0 * 5 + i1) * L + l] =
+            (v25[(i0 * 5 + i1) * L + l] + v26[(i0 * 5 + i1) * L + l]) * (T(h) * 0.33333334f);
       }
     }
   }
-  // %2554 = add f64[32,5] -> v20
+  // %1383 = sub f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] = (v25[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
-                                     (v26[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
+        v27[(i0 * 5 + i1) * L + l] =
+            v11[(i0 * 5 + i1) * L + l] -
+            ((v26[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * T(h))) + v20[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2561 = add f64[32,5,5] -> W
+  // %2562 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) * v22[(i0 * 5 + i2) * L + l]) +
-               ((v20[(i0 * 5 + i1) * L + l] * v17[(i0 * 5 + i2) * L + l]) +
-                z0_W[(i0 * 25 + i1 * 5 + i2) * L + l])) +
-              (v21[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f)));
+              (v21[(i0 * 5 + i1) * L + l] * (v12[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
+              (((v14[(i0 * 5 + i2) * L + l] * v19[(i0 * 5 + i1) * L + l]) +
+                z0_W[(i0 * 25 + i1 * 5 + i2) * L + l]) +
+               ((v27[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) * v22[(i0 * 5 + i2) * L + l]));
         }
       }
     }
   }
-  // %2086 = contract f64[32,5] -> v20
-  // %1637 = contract f64[32,5] -> v27
-  // %2113 = contract f64[32,5] -> v28
+  // %2087 = contract f64[32,5] -> v19
+  // %1638 = contract f64[32,5] -> v20
+  // %2114 = contract f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7309,36 +7310,36 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v27[(i0 * 5) * L + l] = acc4_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 5) * L + l] = acc4_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc7_v[l];
       v28[(i0 * 5) * L + l] = acc8_v[l];
       v28[(i0 * 5 + 1) * L + l] = acc9_v[l];
       v28[(i0 * 5 + 2) * L + l] = acc10_v[l];
@@ -7351,44 +7352,37 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v27[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2089 = mul f64[32,5] -> v22
+  // %2090 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
+      v22[i0 * L + l] = v17[i0 * L + l] * 0.33333334f;
     }
   }
-  // %765 = sub f64[32,5] -> v29
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = 1.0f - square(v6[i0 * L + l]);
-    }
-  }
-  // %686 = mul f64[32] -> v10
+  // %686 = mul f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v8[i0 * L + l] * (1.0f - v8[i0 * L + l]);
+      v7[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
     }
   }
-  // %2413 = contract f64[32,5] -> v6
-  // %2396 = contract f64[32,5] -> v30
-  // %1641 = contract f64[32,5] -> v31
+  // %2397 = contract f64[32,5] -> v29
+  // %2414 = contract f64[32,5] -> v30
+  // %1642 = contract f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7408,35 +7402,35 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 5) * L + l] = acc0_v[l];
+      v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v30[(i0 * 5) * L + l] = acc4_v[l];
       v30[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v30[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -7453,21 +7447,21 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v30[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v31[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2397 = contract f64[32] -> v11
+  // %2398 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7479,35 +7473,35 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2400 = add f64[32,5] -> v32
+  // %2401 = add f64[32,5] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v32[(i0 * 5 + i1) * L + l] =
-            v30[(i0 * 5 + i1) * L + l] +
-            (v13[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
+            v29[(i0 * 5 + i1) * L + l] +
+            (v16[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2401 = contract f64[32] -> v11
+  // %2402 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7519,254 +7513,46 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2402 = mul f64[32] -> v30
+  // %2403 = mul f64[32] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
+      v29[i0 * L + l] = v7[i0 * L + l] * v8[i0 * L + l];
     }
   }
-  // %1645 = mul f64[32,5] -> v33
+  // %765 = sub f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v27[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+      v33[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
     }
   }
-  // %2425 = contract f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1985 = contract f64[32,5] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 5) * L + l] = acc0_v[l];
-      v34[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1987 = sub f64[32,5] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 5 + i1) * L + l] =
-            (v31[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]) - v34[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2083 = contract f64[32] -> v11
-  // %1642 = contract f64[32] -> v34
-  // %2226 = contract f64[32] -> v36
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l],
-                              acc10_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l],
-                              acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v34[(i0 * 4) * L + l] = acc4_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v36[(i0 * 4) * L + l] = acc8_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %2087 = add f64[32,5] -> v31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] =
-            (v27[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
-            v20[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2167 = add f64[32,5] -> v37
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 5 + i1) * L + l] =
-            v20[(i0 * 5 + i1) * L + l] +
-            (v31[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %2179 = add f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
-            (v37[(i0 * 5 + i1) * L + l] * (v24[i0 * L + l] * T(h))) + v28[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2562 = add f64[32,5] -> v28
+  // %1646 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v37[i0 * L + l] + v31[i0 * L + l];
+      v10[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
     }
   }
-  // %2569 = add f64[32,5,5] -> a.W
+  // %2426 = contract f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (v20[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
-              ((a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
-                (v28[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h)))) +
-               (v13[(i0 * 5 + i2) * L + l] * (v27[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))));
-        }
-      }
-    }
-  }
-  // %2411 = mul f64[32,5] -> v27
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v37[i0 * L + l] * v29[i0 * L + l];
-    }
-  }
-  // %2414 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7777,743 +7563,36 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2417 = add f64[32,5] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] +
-            (v16[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %2394 = mul f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v29[i0 * L + l] * v31[i0 * L + l];
-    }
-  }
-  // %2412 = contract f64[35] -> v29
-  // %2395 = contract f64[35] -> v38
-  // %2150 = contract f64[35] -> v39
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v33[(i1 * 5 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v6[(i1 * 5 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v33[(i1 * 5 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v6[(i1 * 5 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v33[(i1 * 5 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v6[(i1 * 5 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v33[(i1 * 5 + i2) * L + l], acc11_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v38[(i0 * 4) * L + l] = acc4_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v39[(i0 * 4) * L + l] = acc8_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v33[(i1 * 5 + i2) * L + l], acc2_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = acc0_v[l];
-      v38[i0 * L + l] = acc1_v[l];
-      v39[i0 * L + l] = acc2_v[l];
-    }
-  }
-  // %1643 = mul f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v34[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
-    }
-  }
-  // %2426 = contract f64[32] -> v12
-  // %2471 = contract f64[32] -> v23
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v23[(i0 * 4) * L + l] = acc4_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %2429 = add f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            v7[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * T(h)));
-      }
-    }
-  }
-  // %2430 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2431 = mul f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v12[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
-    }
-  }
-  // %2432 = contract f64[35] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v24[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2433 = mul f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
-    }
-  }
-  // %2434 = contract f64[35] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v25[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v25[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v25[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v25[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v25[(i1 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2435 = add f64[35] -> v34
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v7[i0 * L + l] + v9[i0 * L + l];
-    }
-  }
-  // %2459 = contract f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            v13[(i0 * 5 + i1) * L + l] * (v35[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]);
-      }
-    }
-  }
-  // %2248 = contract f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v31[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v31[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2245 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2463 = sub f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            (v32[(i0 * 5 + i1) * L + l] * v8[i0 * L + l]) -
-            (v9[(i0 * 5 + i1) * L + l] +
-             (v14[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %2464 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2274 = contract f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v37[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v37[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v37[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2475 = sub f64[32,5] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            (v28[(i0 * 5 + i1) * L + l] * v8[i0 * L + l]) -
-            (v9[(i0 * 5 + i1) * L + l] +
-             (v17[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %2418 = contract f64[32] -> v23
-  // %2476 = contract f64[32] -> v36
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v36[(i0 * 4) * L + l] = acc4_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %2419 = mul f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v10[i0 * L + l] * v23[i0 * L + l];
-    }
-  }
-  // %2420 = contract f64[35] -> v9
-  // %2403 = contract f64[35] -> v16
-  // %1644 = contract f64[35] -> v21
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v30[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v11[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v30[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v11[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v30[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v11[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v30[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v11[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v16[(i0 * 4) * L + l] = acc4_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v21[(i0 * 4) * L + l] = acc8_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v11[i1 * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
-      v16[i0 * L + l] = acc1_v[l];
-      v21[i0 * L + l] = acc2_v[l];
-    }
-  }
-  // %2421 = add f64[35] -> v28
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v29[i0 * L + l] + v9[i0 * L + l];
-    }
-  }
-  // %2404 = add f64[35] -> v9
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v16[i0 * L + l] + v38[i0 * L + l];
-    }
-  }
-  // %2153 = add f64[35] -> v38
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v21[i0 * L + l] + v39[i0 * L + l];
-    }
-  }
-  // %2575 = mul f64[35] -> adj.ln.gain
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * (((-(((v2[i0 * L + l] * v28[i0 * L + l]) + (v2[i0 * L + l] * v9[i0 * L + l])) *
-                        0.33333334f)) -
-                     (v4[i0 * L + l] * (v38[i0 * L + l] * 0.16666667f))) -
-                    (v0[i0 * L + l] * (v34[i0 * L + l] * 0.16666667f)));
-      }
-      dtheta_ln_gain[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2584 = mul f64[35] -> adj.ln.bias
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v34[i0 * L + l] + v38[i0 * L + l]) * 0.16666667f)) -
-                  ((v9[i0 * L + l] + v28[i0 * L + l]) * 0.33333334f)) *
-                 T(h);
-      }
-      dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2457 = sub f64[32,35] -> adj.Wb
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v3[i1 * L + l] * (v30[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                     ((v11[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
-                    ((v8[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
-                   ((v24[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
-        }
-        dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2585 = add f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] =
-            ((v13[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l]) +
-            ((v14[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %2483 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2299 = contract f64[32,5] -> v9
+  // %1986 = contract f64[32,5] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8537,10 +7616,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 5) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -8552,21 +7631,239 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2487 = sub f64[32,5] -> v13
+  // %1988 = sub f64[32,5] -> v35
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            (v15[(i0 * 5 + i1) * L + l] * v19[i0 * L + l]) -
-            ((v17[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v9[(i0 * 5 + i1) * L + l]);
+        v35[(i0 * 5 + i1) * L + l] =
+            (v31[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) - v34[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2488 = contract f64[32] -> v10
+  // %2084 = contract f64[32] -> v8
+  // %1643 = contract f64[32] -> v34
+  // %2227 = contract f64[32] -> v36
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l],
+                              acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc4_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v36[(i0 * 4) * L + l] = acc8_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %2088 = add f64[32,5] -> v31
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 5 + i1) * L + l] =
+            (v20[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+            v19[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2168 = add f64[32,5] -> v37
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 5 + i1) * L + l] =
+            v19[(i0 * 5 + i1) * L + l] +
+            (v31[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %2180 = add f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 5 + i1) * L + l] =
+            (v37[(i0 * 5 + i1) * L + l] * (v24[i0 * L + l] * T(h))) + v28[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2563 = add f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v37[i0 * L + l] + v31[i0 * L + l];
+    }
+  }
+  // %2570 = add f64[32,5,5] -> a.W
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              (v19[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))) +
+              ((a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
+                (v28[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h)))) +
+               (v16[(i0 * 5 + i2) * L + l] * (v20[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))));
+        }
+      }
+    }
+  }
+  // %2395 = mul f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v33[i0 * L + l] * v31[i0 * L + l];
+    }
+  }
+  // %2412 = mul f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v37[i0 * L + l] * v33[i0 * L + l];
+    }
+  }
+  // %2396 = contract f64[35] -> v33
+  // %2413 = contract f64[35] -> v38
+  // %2151 = contract f64[35] -> v39
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v10[(i1 * 5 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v20[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v28[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v10[(i1 * 5 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v20[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v28[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v10[(i1 * 5 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v20[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v28[(i1 * 5 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v10[(i1 * 5 + i2) * L + l], acc11_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc4_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v39[(i0 * 4) * L + l] = acc8_v[l];
+      v39[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v39[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v39[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v10[(i1 * 5 + i2) * L + l], acc2_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = acc0_v[l];
+      v38[i0 * L + l] = acc1_v[l];
+      v39[i0 * L + l] = acc2_v[l];
+    }
+  }
+  // %2415 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8578,34 +7875,727 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2491 = contract f64[32,5] -> v9
+  // %2418 = add f64[32,5] -> v40
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            v18[(i0 * 5 + i1) * L + l] * (v13[(i0 * 5 + i1) * L + l] - v10[i0 * L + l]);
+        v40[(i0 * 5 + i1) * L + l] =
+            v30[(i0 * 5 + i1) * L + l] +
+            (v17[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2588 = sub f64[32,5,35] -> adj.Wk
+  // %1644 = mul f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v34[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+    }
+  }
+  // %2427 = contract f64[32] -> v9
+  // %2472 = contract f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc4_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %2430 = add f64[32,5] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 5 + i1) * L + l] =
+            v13[(i0 * 5 + i1) * L + l] + (v17[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * T(h)));
+      }
+    }
+  }
+  // %2431 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2432 = mul f64[32] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v9[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+    }
+  }
+  // %2433 = contract f64[35] -> v13
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %2434 = mul f64[32,5] -> v27
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
+    }
+  }
+  // %2435 = contract f64[35] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %2446 = mul f64[35] -> v30
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = (v13[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2460 = contract f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 5 + i1) * L + l] =
+            v16[(i0 * 5 + i1) * L + l] * (v35[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]);
+      }
+    }
+  }
+  // %2275 = contract f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v37[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v37[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v37[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2476 = sub f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] =
+            (v40[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
+            (v13[(i0 * 5 + i1) * L + l] +
+             (v14[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %2419 = contract f64[32] -> v9
+  // %2477 = contract f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v40[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v40[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v40[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v40[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc4_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %2420 = mul f64[32] -> v36
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = v7[i0 * L + l] * v9[i0 * L + l];
+    }
+  }
+  // %2404 = contract f64[35] -> v13
+  // %2421 = contract f64[35] -> v34
+  // %1645 = contract f64[35] -> v35
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v36[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v36[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v36[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v36[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc4_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v35[(i0 * 4) * L + l] = acc8_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = acc0_v[l];
+      v34[i0 * L + l] = acc1_v[l];
+      v35[i0 * L + l] = acc2_v[l];
+    }
+  }
+  // %2571 = add f64[35] -> v37
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = (v13[i0 * L + l] + v33[i0 * L + l]) + (v38[i0 * L + l] + v34[i0 * L + l]);
+    }
+  }
+  // %2409 = mul f64[35] -> v38
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = (v35[i0 * L + l] + v39[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2577 = mul f64[35] -> adj.ln.gain
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((-((v2[i0 * L + l] * v37[i0 * L + l]) * 0.33333334f)) -
+                          (v0[i0 * L + l] * v38[i0 * L + l])) -
+                         (v4[i0 * L + l] * v30[i0 * L + l]));
+      }
+      dtheta_ln_gain[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2581 = mul f64[35] -> adj.ln.bias
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((-v38[i0 * L + l]) - (v37[i0 * L + l] * 0.33333334f)) - v30[i0 * L + l]);
+      }
+      dtheta_ln_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2458 = sub f64[32,35] -> adj.Wb
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((-(v3[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v8[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l])) -
+                    ((v36[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
+                   ((v24[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l]);
+        }
+        dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2249 = contract f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v31[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v31[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2246 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2464 = sub f64[32,5] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 5 + i1) * L + l] =
+            (v32[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
+            (v13[(i0 * 5 + i1) * L + l] +
+             (v12[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %2465 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2583 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = ((v16[(i0 * 5 + i1) * L + l] - v23[i0 * L + l]) +
+                                      (v21[(i0 * 5 + i1) * L + l] - v6[i0 * L + l])) *
+                                     v22[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2484 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2300 = contract f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2488 = sub f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] =
+            (v25[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]) -
+            ((v14[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v13[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %2489 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2492 = contract f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] * (v16[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]);
+      }
+    }
+  }
+  // %2586 = sub f64[32,5,35] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8613,25 +8603,25 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] =
-                ((-(v7[(i0 * 5 + i1) * L + l] *
-                    (u_stages[(i2 + 35) * L + l] * (T(h) * 0.16666667f)))) -
-                 (v8[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 110) * L + l] * T(h)))) -
-                (v9[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 260) * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v11[(i0 * 5 + i1) * L + l] *
+                         (u_stages[(i2 + 35) * L + l] * (T(h) * 0.16666667f)))) -
+                      (v12[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 110) * L + l] * T(h)))) -
+                     (v13[(i0 * 5 + i1) * L + l] *
+                      (u_stages[(i2 + 260) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2589 = add f64[32,5] -> v7
+  // %2587 = add f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v27[i0 * L + l] + v6[i0 * L + l];
+      v11[i0 * L + l] = v28[i0 * L + l] + v20[i0 * L + l];
     }
   }
-  // %2592 = sub f64[32,5,35] -> adj.Wv
+  // %2590 = sub f64[32,5,35] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8639,56 +8629,56 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v33[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v7[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v25[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v10[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v11[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v27[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2048 = broadcast f64[32,5,35] -> adj.Wq
+  // %2049 = broadcast f64[32,5,35] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5600; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2049 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2050 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2050 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %2051 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2051 = broadcast f64[64] -> adj.ff.up.bias
+  // %2052 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2052 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %2053 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2053 = broadcast f64[1,160] -> adj.out.weight
+  // %2054 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2054 = broadcast f64[1] -> adj.out.bias
+  // %2055 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %2055 = broadcast f64[256,5] -> adj.s_in.weight
+  // %2056 = broadcast f64[256,5] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1280; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2056 = broadcast f64[256] -> adj.s_in.bias
+  // %2057 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2057 = broadcast f64[352,256] -> adj.s_kvl.weight
+  // %2058 = broadcast f64[352,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 90112; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2058 = broadcast f64[352] -> adj.s_kvl.bias
+  // %2059 = broadcast f64[352] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -9999,7 +9989,7 @@ const plastic_model kModel = {
             .adjoint_field = 70656,
             .step = 64000,
             .step_vjp = 120640,
-            .adjoint_step = 148480,
+            .adjoint_step = 149504,
             .output = 15552,
             .output_vjp = 47360,
             .loss = 0,

@@ -133,7 +133,7 @@ enum {
  *   dtheta: uniform[131175] = 131175 floats
  *   err: varying[1600] = 12800 floats, may be NULL
  *   dtheta_err: uniform[131175] = 131175 floats, may be NULL
- *   scratch: scratch arena, 148480 bytes, 64-byte aligned
+ *   scratch: scratch arena, 149504 bytes, 64-byte aligned
  */
 void fwp_delta_cde_predelta_static_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                                 const void* a0, const void* theta,
@@ -142,7 +142,7 @@ void fwp_delta_cde_predelta_static_adjoint_step(const void* ctx, double t, doubl
                                                 void* scratch);
 enum {
   fwp_delta_cde_predelta_static_adjoint_step_lanes = 8,
-  fwp_delta_cde_predelta_static_adjoint_step_scratch_bytes = 148480
+  fwp_delta_cde_predelta_static_adjoint_step_scratch_bytes = 149504
 };
 
 /* fwp_delta_cde_predelta_static_output: f32 elements (float), tile of L = 8 lane-interleaved

@@ -5785,7 +5785,7 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i = 0; i < 12282; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_sepsis.field.adjoint.step.rk4: 267 nodes
+  // fwp_delta_cde_sepsis.field.adjoint.step.rk4: 264 nodes
   // %519 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7122,11 +7122,11 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
     v35[68 * L + l] = acc1_v[l];
     v36[68 * L + l] = acc2_v[l];
   }
-  // %2018 = add f64[69] -> v37
+  // %2251 = mul f64[69] -> v37
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v19[i0 * L + l] + v34[i0 * L + l];
+      v37[i0 * L + l] = (v19[i0 * L + l] + v34[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2263 = add f64[69] -> v34
@@ -7136,11 +7136,11 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       v34[i0 * L + l] = v35[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %2276 = add f64[69] -> v30
+  // %2277 = mul f64[69] -> v30
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v31[i0 * L + l] + v36[i0 * L + l];
+      v30[i0 * L + l] = (v31[i0 * L + l] + v36[i0 * L + l]) * 0.33333334f;
     }
   }
   // %2288 = contract f64[69] -> v31
@@ -7287,12 +7287,11 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2446 = add f64[16] -> v26
+  // %2438 = contract f64[16] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] =
-          (v24[i0 * L + l] * (T(h) * 0.33333334f)) + (v25[i0 * L + l] * (T(h) * 0.33333334f));
+      v26[i0 * L + l] = (v24[i0 * L + l] + v25[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
   // %1862 = contract f64[16,5] -> v18
@@ -7510,14 +7509,14 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2450 = add f64[16,5] -> v12
+  // %2443 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            ((v14[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l]) +
-            ((v18[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l]);
+        v12[(i0 * 5 + i1) * L + l] = ((v14[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) +
+                                      (v18[(i0 * 5 + i1) * L + l] - v7[i0 * L + l])) *
+                                     v17[(i0 * 5 + i1) * L + l];
       }
     }
   }
@@ -7695,11 +7694,11 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v35[68 * L + l] = acc0_v[l];
   }
-  // %2289 = add f64[69] -> v36
+  // %2298 = mul f64[69] -> v36
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v31[i0 * L + l] + v35[i0 * L + l];
+      v36[i0 * L + l] = (v31[i0 * L + l] + v35[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2419 = mul f64[69] -> adj.ln.gain
@@ -7708,28 +7707,28 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-((v37[i0 * L + l] * 0.16666667f) * v4[i0 * L + l])) -
+        sum[l] = T(h) * ((((-(v37[i0 * L + l] * v4[i0 * L + l])) -
                            ((v2[i0 * L + l] * v34[i0 * L + l]) * 0.33333334f)) -
-                          (v2[i0 * L + l] * (v30[i0 * L + l] * 0.33333334f))) -
-                         (v0[i0 * L + l] * (v36[i0 * L + l] * 0.16666667f)));
+                          (v2[i0 * L + l] * v30[i0 * L + l])) -
+                         (v0[i0 * L + l] * v36[i0 * L + l]));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2445 = mul f64[69] -> adj.ln.bias
+  // %2300 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v30[i0 * L + l] + v34[i0 * L + l]) * 0.33333334f)) -
-                  ((v36[i0 * L + l] + v37[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] =
+            T(h) * ((((-(v34[i0 * L + l] * 0.33333334f)) - v37[i0 * L + l]) - v30[i0 * L + l]) -
+                    v36[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2449 = sub f64[16,69] -> adj.Wb
+  // %2441 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -7754,7 +7753,7 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2453 = sub f64[16,5,69] -> adj.Wk
+  // %2446 = sub f64[16,5,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -7774,7 +7773,7 @@ extern "C" void fwp_delta_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2457 = sub f64[16,5,69] -> adj.Wv
+  // %2450 = sub f64[16,5,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {

@@ -3727,7 +3727,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
   T rstd_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_sepsis_code.field.step.rk4: 110 nodes
+  // fwp_delta_cde_sepsis_code.field.step.rk4: 109 nodes
   // %948 = contract f64[80] -> v0
   // %1012 = contract f64[80] -> v1
   // %978 = contract f64[80] -> v2
@@ -4463,18 +4463,17 @@ extern "C" void fwp_delta_cde_sepsis_code_step(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  // %1366 = add f64[16,5] -> v6
+  // %1367 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] =
-            (v14[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.33333334f))) +
-            (v5[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.33333334f)));
+        v6[(i0 * 5 + i1) * L + l] = (v14[(i0 * 5 + i1) * L + l] + v5[(i0 * 5 + i1) * L + l]) *
+                                    (v7[i0 * L + l] * (T(h) * 0.33333334f));
       }
     }
   }
-  // %1372 = add f64[16,5,5] -> W
+  // %1373 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -4558,11 +4557,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75968);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78528);
   T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81088);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84160);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84672);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87744);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90816);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93376);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81600);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82112);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84672);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87232);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87744);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90816);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93888);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96960);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4581,7 +4583,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_cde_sepsis_code.field.step.rk4.vjp: 343 nodes
+  // fwp_delta_cde_sepsis_code.field.step.rk4.vjp: 341 nodes
   // %1012 = contract f64[80] -> v0
   // %978 = contract f64[80] -> v1
   // %948 = contract f64[80] -> v2
@@ -5277,16 +5279,16 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1898 = sub f64[16,5] -> v0
+  // %1899 = sub f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = 1.0f - square(v25[i0 * L + l]);
     }
   }
-  // %1895 = contract f64[16,5] -> v19
-  // %1577 = contract f64[16,5] -> v21
-  // %1626 = contract f64[16,5] -> v26
+  // %1896 = contract f64[16,5] -> v19
+  // %1578 = contract f64[16,5] -> v21
+  // %1627 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5368,7 +5370,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v26[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1995 = contract f64[16,5] -> v27
+  // %1996 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5378,14 +5380,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1573 = contract f64[16] -> v28
+  // %1574 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v3[i0 * L + l] * (v17[i0 * L + l] * T(h));
     }
   }
-  // %1906 = sub f64[16,5] -> v3
+  // %1907 = sub f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5396,21 +5398,21 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1903 = sub f64[16,5] -> v29
+  // %1904 = sub f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = 1.0f - square(v18[i0 * L + l]);
     }
   }
-  // %1916 = sub f64[16,5] -> v30
+  // %1917 = sub f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = 1.0f - square(v23[i0 * L + l]);
     }
   }
-  // %1913 = sub f64[16,5] -> v31
+  // %1914 = sub f64[16,5] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5421,7 +5423,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %2023 = contract f64[16,5] -> v21
+  // %2024 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5430,7 +5432,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %2137 = contract f64[16,5] -> v15
+  // %2138 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5439,7 +5441,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %2356 = add f64[16,5] -> v32
+  // %2357 = add f64[16,5] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5450,14 +5452,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1622 = contract f64[16] -> v28
+  // %1623 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v2[i0 * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1922 = sub f64[16,5] -> v2
+  // %1923 = sub f64[16,5] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5468,7 +5470,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1924 = mul f64[16,5] -> v26
+  // %1925 = mul f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5478,7 +5480,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %2452 = sub f64[16,5,5] -> d.W
+  // %2453 = sub f64[16,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -5493,16 +5495,24 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1246 = contract f64[16,5] -> v33
+  // %2454 = contract f64[16,5] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 5 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l] * v20[i0 * L + l];
+        v33[(i0 * 5 + i1) * L + l] =
+            (v18[(i0 * 5 + i1) * L + l] + v23[(i0 * 5 + i1) * L + l]) * v24[i0 * L + l];
       }
     }
   }
-  // %2024 = contract f64[16] -> v28
+  // %1655 = contract f64[16] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v24[i0 * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %1939 = contract f64[16] -> v34
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5514,31 +5524,29 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma((v23[(i0 * 20 + i1) * L + l] * v28[(i0 * 4) * L + l]) *
+                                 v29[(i0 * 20 + i1) * L + l],
+                             v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma((v23[(i0 * 20 + i1 + 5) * L + l] * v28[(i0 * 4 + 1) * L + l]) *
+                                 v29[(i0 * 20 + i1 + 5) * L + l],
+                             v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma((v23[(i0 * 20 + i1 + 10) * L + l] * v28[(i0 * 4 + 2) * L + l]) *
+                                 v29[(i0 * 20 + i1 + 10) * L + l],
+                             v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma((v23[(i0 * 20 + i1 + 15) * L + l] * v28[(i0 * 4 + 3) * L + l]) *
+                                 v29[(i0 * 20 + i1 + 15) * L + l],
+                             v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2187 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v20[i0 * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) * v28[i0 * L + l];
-    }
-  }
-  // %2019 = contract f64[16] -> v28
+  // %1947 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5550,138 +5558,18 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2022 = pad f64[16,6] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 6 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 6 + 5) * L + l] = v28[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
-    }
-  }
-  // %1171 = reduce_sum f64[] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v10[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc_v[l];
-  }
-  // %1176 = reduce_sum f64[] -> v28
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v10[i0 * L + l] - (v16[l] * 0.0125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v28[l] = acc_v[l];
-  }
-  // %1180 = reciprocal f64[] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = T(1) / std::sqrt((v28[l] * 0.0125f) + 1e-05f);
-  }
-  // %1989 = mul f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v25[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
-      }
-    }
-  }
-  // %1745 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = (v24[i0 * L + l] * T(h)) * v17[i0 * L + l];
-    }
-  }
-  // %1992 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i1) * L + l],
-                             v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v18[(i0 * 20 + i1 + 5) * L + l] * v19[(i0 * 20 + i1 + 5) * L + l],
-                             v0[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v18[(i0 * 20 + i1 + 10) * L + l] * v19[(i0 * 20 + i1 + 10) * L + l],
-                             v0[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v18[(i0 * 20 + i1 + 15) * L + l] * v19[(i0 * 20 + i1 + 15) * L + l],
-                             v0[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1985 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma((v29[(i0 * 20 + i1) * L + l] * v28[(i0 * 4) * L + l]) *
+                                 v3[(i0 * 20 + i1) * L + l],
+                             v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma((v29[(i0 * 20 + i1 + 5) * L + l] * v28[(i0 * 4 + 1) * L + l]) *
+                                 v3[(i0 * 20 + i1 + 5) * L + l],
+                             v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma((v29[(i0 * 20 + i1 + 10) * L + l] * v28[(i0 * 4 + 2) * L + l]) *
+                                 v3[(i0 * 20 + i1 + 10) * L + l],
+                             v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma((v29[(i0 * 20 + i1 + 15) * L + l] * v28[(i0 * 4 + 3) * L + l]) *
+                                 v3[(i0 * 20 + i1 + 15) * L + l],
+                             v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5692,273 +5580,21 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1988 = pad f64[16,6] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 6 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
+  // %2456 = add f64[16] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 6 + 5) * L + l] = (v17[i0 * L + l] * (1.0f - v17[i0 * L + l])) * v35[i0 * L + l];
+      v28[i0 * L + l] = v34[i0 * L + l] + v35[i0 * L + l];
     }
   }
-  // %1067 = reduce_sum f64[] -> v35
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v6[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v35[l] = acc_v[l];
-  }
-  // %1072 = reduce_sum f64[] -> v25
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v6[i0 * L + l] - (v35[l] * 0.0125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v25[l] = acc_v[l];
-  }
-  // %1076 = reciprocal f64[] -> v35
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v35[l] = T(1) / std::sqrt((v25[l] * 0.0125f) + 1e-05f);
-  }
-  // %1966 = reduce_sum f64[16] -> v6
+  // %1648 = contract f64[16] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v18[(i0 * 5 + i1) * L + l] * v3[(i0 * 5 + i1) * L + l]) +
-                               (v31[(i0 * 5 + i1) * L + l] * v23[(i0 * 5 + i1) * L + l]));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
+      v34[i0 * L + l] = (v17[i0 * L + l] * T(h)) * v24[i0 * L + l];
     }
   }
-  // %1969 = pad f64[16,6] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 6 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 6 + 5) * L + l] = ((1.0f - v24[i0 * L + l]) * v24[i0 * L + l]) * v6[i0 * L + l];
-    }
-  }
-  // %2453 = add f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = (v23[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) +
-                                    (v18[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]);
-      }
-    }
-  }
-  // %1822 = contract f64[16,5] -> v25
-  // %1990 = contract f64[16,5] -> v38
-  // %2454 = contract f64[16,5] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v33[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v2[(i0 * 5 + i1) * L + l],
-                             acc5_v[l]);
-        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v6[(i0 * 5 + i1) * L + l],
-                             acc9_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v33[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v2[(i0 * 5 + i1) * L + l],
-                             acc6_v[l]);
-        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v6[(i0 * 5 + i1) * L + l],
-                              acc10_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v33[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v2[(i0 * 5 + i1) * L + l],
-                             acc7_v[l]);
-        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v6[(i0 * 5 + i1) * L + l],
-                              acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      v38[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-      v38[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-      v38[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-      v38[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
-      v39[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-      v39[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-      v39[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-      v39[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v33[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v2[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v6[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v38[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v39[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-    }
-  }
-  // %1654 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v24[i0 * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %1938 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma((v23[(i0 * 20 + i1) * L + l] * v2[(i0 * 4) * L + l]) *
-                                 v29[(i0 * 20 + i1) * L + l],
-                             v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma((v23[(i0 * 20 + i1 + 5) * L + l] * v2[(i0 * 4 + 1) * L + l]) *
-                                 v29[(i0 * 20 + i1 + 5) * L + l],
-                             v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma((v23[(i0 * 20 + i1 + 10) * L + l] * v2[(i0 * 4 + 2) * L + l]) *
-                                 v29[(i0 * 20 + i1 + 10) * L + l],
-                             v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma((v23[(i0 * 20 + i1 + 15) * L + l] * v2[(i0 * 4 + 3) * L + l]) *
-                                 v29[(i0 * 20 + i1 + 15) * L + l],
-                             v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1946 = contract f64[16] -> v33
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma((v29[(i0 * 20 + i1) * L + l] * v2[(i0 * 4) * L + l]) *
-                                 v3[(i0 * 20 + i1) * L + l],
-                             v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma((v29[(i0 * 20 + i1 + 5) * L + l] * v2[(i0 * 4 + 1) * L + l]) *
-                                 v3[(i0 * 20 + i1 + 5) * L + l],
-                             v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma((v29[(i0 * 20 + i1 + 10) * L + l] * v2[(i0 * 4 + 2) * L + l]) *
-                                 v3[(i0 * 20 + i1 + 10) * L + l],
-                             v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma((v29[(i0 * 20 + i1 + 15) * L + l] * v2[(i0 * 4 + 3) * L + l]) *
-                                 v3[(i0 * 20 + i1 + 15) * L + l],
-                             v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2455 = add f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v6[i0 * L + l] + v33[i0 * L + l];
-    }
-  }
-  // %1647 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v17[i0 * L + l] * T(h)) * v24[i0 * L + l];
-    }
-  }
-  // %1930 = contract f64[16] -> v17
+  // %1931 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5985,26 +5621,26 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2461 = add f64[16,5] -> v0
+  // %2462 = add f64[16,5] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 5 + i1) * L + l] =
+        v36[(i0 * 5 + i1) * L + l] =
             ((v29[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) * v3[(i0 * 5 + i1) * L + l]) +
             v15[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2027 = contract f64[16,5] -> v3
-  // %1996 = contract f64[16,5] -> v19
-  // %2462 = contract f64[16,5] -> v23
+  // %2463 = contract f64[16,5] -> v29
+  // %2028 = contract f64[16,5] -> v15
+  // %1997 = contract f64[16,5] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6025,45 +5661,45 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v36[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v0[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v36[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v0[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v36[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v0[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v36[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v0[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v19[(i0 * 5) * L + l] = acc4_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v23[(i0 * 5) * L + l] = acc8_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v29[(i0 * 5) * L + l] = acc0_v[l];
+      v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 5) * L + l] = acc4_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v37[(i0 * 5) * L + l] = acc8_v[l];
+      v37[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v37[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v37[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6072,155 +5708,28 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v36[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v0[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v23[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v37[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2191 = sub f64[16,5] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 5 + i1) * L + l] =
-            (v25[(i0 * 5 + i1) * L + l] - (v13[(i0 * 5 + i1) * L + l] * v21[i0 * L + l])) -
-            v3[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2317 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2321 = pad f64[16,6] -> v15
+  // %1674 = contract f64[16] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 6 + 5) * L + l] = 0.0f;
+      v36[i0 * L + l] = (v20[i0 * L + l] * (T(h) * 0.5f)) * v24[i0 * L + l];
     }
   }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 6 + i1) * L + l] =
-            (v0[(i0 * 5 + i1) * L + l] - v3[i0 * L + l]) * v14[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2323 = reshape f64[96] -> v18
-  for (int64_t i0 = 0; i0 < 96; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v15[i0 * L + l] + v34[i0 * L + l];
-    }
-  }
-  // %1998 = sub f64[16,5] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 5 + i1) * L + l] =
-            v38[(i0 * 5 + i1) * L + l] -
-            (((v13[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]) * v10[i0 * L + l]) +
-             v19[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %1999 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v0[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v0[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v0[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2003 = pad f64[16,6] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 6 + 5) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 6 + i1) * L + l] =
-            (v0[(i0 * 5 + i1) * L + l] - v28[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2005 = reshape f64[96] -> v34
-  for (int64_t i0 = 0; i0 < 96; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v15[i0 * L + l] + v36[i0 * L + l];
-    }
-  }
-  // %1673 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = (v20[i0 * L + l] * (T(h) * 0.5f)) * v24[i0 * L + l];
-    }
-  }
-  // %1951 = contract f64[16] -> v24
+  // %1952 = contract f64[16] -> v38
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6244,26 +5753,90 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2464 = sub f64[16,5] -> v0
+  // %1967 = reduce_sum f64[16] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + ((v18[(i0 * 5 + i1) * L + l] * v3[(i0 * 5 + i1) * L + l]) +
+                               (v31[(i0 * 5 + i1) * L + l] * v23[(i0 * 5 + i1) * L + l]));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1970 = pad f64[16,6] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 5 + i1) * L + l] =
-            (((v39[(i0 * 5 + i1) * L + l] - (v13[(i0 * 5 + i1) * L + l] * v2[i0 * L + l])) -
-              ((v12[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) * v17[i0 * L + l])) -
-             v23[(i0 * 5 + i1) * L + l]) -
-            ((v14[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]) * v24[i0 * L + l]);
+        v39[(i0 * 6 + i1) * L + l] = 0.0f;
       }
     }
   }
-  // %2465 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[(i0 * 6 + 5) * L + l] = ((1.0f - v24[i0 * L + l]) * v24[i0 * L + l]) * v30[i0 * L + l];
+    }
+  }
+  // %1218 = reduce_sum f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v8[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc_v[l];
+  }
+  // %1223 = reduce_sum f64[] -> v3
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v8[i0 * L + l] - (v16[l] * 0.0125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[l] = acc_v[l];
+  }
+  // %1227 = reciprocal f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = T(1) / std::sqrt((v3[l] * 0.0125f) + 1e-05f);
+  }
+  // %1246 = contract f64[16,5] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 5 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l] * v20[i0 * L + l];
+      }
+    }
+  }
+  // %2025 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6275,49 +5848,478 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2469 = pad f64[16,6] -> v12
+  // %2188 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 6 + 5) * L + l] = 0.0f;
+      v21[i0 * L + l] = (v20[i0 * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) * v8[i0 * L + l];
+    }
+  }
+  // %2020 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2023 = pad f64[16,6] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 6 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[(i0 * 6 + 5) * L + l] = v8[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
+    }
+  }
+  // %1171 = reduce_sum f64[] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v10[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[l] = acc_v[l];
+  }
+  // %1176 = reduce_sum f64[] -> v8
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v10[i0 * L + l] - (v2[l] * 0.0125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc_v[l];
+  }
+  // %1180 = reciprocal f64[] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[l] = T(1) / std::sqrt((v8[l] * 0.0125f) + 1e-05f);
+  }
+  // %1990 = mul f64[16,5] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = v25[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
+      }
+    }
+  }
+  // %2455 = contract f64[16,5] -> v10
+  // %1823 = contract f64[16,5] -> v20
+  // %1991 = contract f64[16,5] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v33[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v3[(i0 * 5 + i1) * L + l],
+                             acc5_v[l]);
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l],
+                             acc9_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v33[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v3[(i0 * 5 + i1) * L + l],
+                             acc6_v[l]);
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v33[(i0 * 5 + i1) * L + l],
+                             acc3_v[l]);
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v3[(i0 * 5 + i1) * L + l],
+                             acc7_v[l]);
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l],
+                              acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+      v20[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v20[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v20[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v20[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v22[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v22[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v22[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v22[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v33[(i0 * 5 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v3[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+      v20[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v22[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+    }
+  }
+  // %2465 = sub f64[16,5] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 5 + i1) * L + l] =
+            (((v10[(i0 * 5 + i1) * L + l] - (v13[(i0 * 5 + i1) * L + l] * v28[i0 * L + l])) -
+              ((v12[(i0 * 5 + i1) * L + l] * v34[i0 * L + l]) * v35[i0 * L + l])) -
+             v29[(i0 * 5 + i1) * L + l]) -
+            ((v14[(i0 * 5 + i1) * L + l] * v36[i0 * L + l]) * v38[i0 * L + l]);
+      }
+    }
+  }
+  // %2466 = contract f64[16] -> v28
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2470 = pad f64[16,6] -> v41
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[(i0 * 6 + 5) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 6 + i1) * L + l] =
-            (v0[(i0 * 5 + i1) * L + l] - v17[i0 * L + l]) * v13[(i0 * 5 + i1) * L + l];
+        v41[(i0 * 6 + i1) * L + l] =
+            (v3[(i0 * 5 + i1) * L + l] - v28[i0 * L + l]) * v13[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2471 = reshape f64[96] -> v13
+  // %2472 = reshape f64[96] -> v42
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v37[i0 * L + l] + v12[i0 * L + l];
+      v42[i0 * L + l] = v41[i0 * L + l] + v39[i0 * L + l];
     }
   }
-  // %2324 = contract f64[80] -> v0
-  // %2006 = contract f64[80] -> v2
-  // %2472 = contract f64[80] -> v3
+  // %2192 = sub f64[16,5] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 5 + i1) * L + l] =
+            (v20[(i0 * 5 + i1) * L + l] - (v13[(i0 * 5 + i1) * L + l] * v21[i0 * L + l])) -
+            v15[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2318 = contract f64[16] -> v28
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2322 = pad f64[16,6] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 6 + 5) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 6 + i1) * L + l] =
+            (v3[(i0 * 5 + i1) * L + l] - v28[i0 * L + l]) * v14[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2324 = reshape f64[96] -> v14
+  for (int64_t i0 = 0; i0 < 96; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v15[i0 * L + l] + v40[i0 * L + l];
+    }
+  }
+  // %1746 = contract f64[16] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = (v24[i0 * L + l] * T(h)) * v17[i0 * L + l];
+    }
+  }
+  // %1993 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i1) * L + l],
+                             v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v18[(i0 * 20 + i1 + 5) * L + l] * v19[(i0 * 20 + i1 + 5) * L + l],
+                             v0[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v18[(i0 * 20 + i1 + 10) * L + l] * v19[(i0 * 20 + i1 + 10) * L + l],
+                             v0[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v18[(i0 * 20 + i1 + 15) * L + l] * v19[(i0 * 20 + i1 + 15) * L + l],
+                             v0[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1999 = sub f64[16,5] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 5 + i1) * L + l] =
+            v22[(i0 * 5 + i1) * L + l] -
+            (((v13[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]) * v24[i0 * L + l]) +
+             v37[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %2000 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v0[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v0[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v0[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2004 = pad f64[16,6] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 6 + 5) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 6 + i1) * L + l] =
+            (v0[(i0 * 5 + i1) * L + l] - v24[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1986 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1989 = pad f64[16,6] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 6 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 6 + 5) * L + l] = (v17[i0 * L + l] * (1.0f - v17[i0 * L + l])) * v24[i0 * L + l];
+    }
+  }
+  // %2006 = reshape f64[96] -> v15
+  for (int64_t i0 = 0; i0 < 96; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v13[i0 * L + l] + v12[i0 * L + l];
+    }
+  }
+  // %2473 = contract f64[80] -> v0
+  // %2325 = contract f64[80] -> v3
+  // %2007 = contract f64[80] -> v8
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6337,18 +6339,18 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 96; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v18[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v34[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v13[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v34[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v13[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v34[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v13[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v18[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v34[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v13[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v42[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v14[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v15[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v42[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v14[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v15[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v42[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v14[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v15[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v42[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v14[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v15[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6357,24 +6359,24 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v2[(i0 * 4) * L + l] = acc4_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v3[(i0 * 4) * L + l] = acc8_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v3[(i0 * 4) * L + l] = acc4_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %2325 = mul f64[80] -> v6
+  // %2474 = mul f64[80] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v0[i0 * L + l] * proj_norm_gain[i0];
+      v10[i0 * L + l] = v0[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %2326 = reduce_sum f64[] -> v17
+  // %2475 = reduce_sum f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6382,14 +6384,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v6[i0 * L + l];
+      acc_v[l] = acc_v[l] + v10[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v17[l] = acc_v[l];
   }
-  // %2330 = contract f64[] -> v24
+  // %2479 = contract f64[] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6397,74 +6399,104 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v4[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v24[l] = acc0_v[l];
   }
-  // %2335 = mul f64[80] -> v10
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] =
-          ((v6[i0 * L + l] - (v17[l] * 0.0125f)) - (v5[i0 * L + l] * (v24[l] * 0.0125f))) * v16[l];
-    }
-  }
-  // %2007 = mul f64[80] -> v6
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v2[i0 * L + l] * proj_norm_gain[i0];
-    }
-  }
-  // %2008 = reduce_sum f64[] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v6[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc_v[l];
-  }
-  // %2012 = contract f64[] -> v17
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[l] = acc0_v[l];
-  }
-  // %2017 = mul f64[80] -> v19
+  // %2484 = mul f64[80] -> v19
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] =
-          ((v6[i0 * L + l] - (v16[l] * 0.0125f)) - (v1[i0 * L + l] * (v17[l] * 0.0125f))) * v35[l];
+          ((v10[i0 * L + l] - (v17[l] * 0.0125f)) - ((v24[l] * 0.0125f) * v4[i0 * L + l])) * v16[l];
     }
   }
-  // %2473 = mul f64[80] -> v6
+  // %2326 = mul f64[80] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v3[i0 * L + l] * proj_norm_gain[i0];
+      v10[i0 * L + l] = v3[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %2474 = reduce_sum f64[] -> v16
+  // %2327 = reduce_sum f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v10[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc_v[l];
+  }
+  // %2331 = contract f64[] -> v17
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v10[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v17[l] = acc0_v[l];
+  }
+  // %2336 = mul f64[80] -> v20
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] =
+          ((v10[i0 * L + l] - (v16[l] * 0.0125f)) - (v5[i0 * L + l] * (v17[l] * 0.0125f))) * v2[l];
+    }
+  }
+  // %2008 = mul f64[80] -> v2
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v8[i0 * L + l] * proj_norm_gain[i0];
+    }
+  }
+  // %2009 = reduce_sum f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v2[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc_v[l];
+  }
+  // %2013 = contract f64[] -> v17
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v17[l] = acc0_v[l];
+  }
+  // %1067 = reduce_sum f64[] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6473,43 +6505,13 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = acc_v[l] + v6[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc_v[l];
-  }
-  // %2478 = contract f64[] -> v17
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[l] = acc0_v[l];
-  }
-  // %1218 = reduce_sum f64[] -> v24
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v8[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v24[l] = acc_v[l];
   }
-  // %1223 = reduce_sum f64[] -> v28
+  // %1072 = reduce_sum f64[] -> v28
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6517,148 +6519,101 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v8[i0 * L + l] - (v24[l] * 0.0125f));
+      acc_v[l] = acc_v[l] + square(v6[i0 * L + l] - (v24[l] * 0.0125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v28[l] = acc_v[l];
   }
-  // %1227 = reciprocal f64[] -> v24
+  // %1076 = reciprocal f64[] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v24[l] = T(1) / std::sqrt((v28[l] * 0.0125f) + 1e-05f);
   }
-  // %2483 = mul f64[80] -> v8
+  // %2018 = mul f64[80] -> v6
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] =
-          ((v6[i0 * L + l] - (v16[l] * 0.0125f)) - ((v17[l] * 0.0125f) * v4[i0 * L + l])) * v24[l];
+      v6[i0 * L + l] =
+          ((v2[i0 * L + l] - (v16[l] * 0.0125f)) - (v1[i0 * L + l] * (v17[l] * 0.0125f))) * v24[l];
     }
   }
-  // %2485 = add f64[80,69] -> d.proj.weight
+  // %2486 = add f64[80,69] -> d.proj.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((u_stages[(i1 + 69) * L + l] * v10[i0 * L + l]) +
-                    (v19[i0 * L + l] * u_stages[(i1 + 504) * L + l])) +
-                   (v8[i0 * L + l] * u_stages[(i1 + 214) * L + l]);
+          sum[l] = (u_stages[(i1 + 214) * L + l] * v19[i0 * L + l]) +
+                   ((u_stages[(i1 + 69) * L + l] * v20[i0 * L + l]) +
+                    (v6[i0 * L + l] * u_stages[(i1 + 504) * L + l]));
         }
         theta_bar_proj_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2486 = add f64[80] -> d.proj.bias
+  // %2487 = add f64[80] -> d.proj.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v8[i0 * L + l] + (v19[i0 * L + l] + v10[i0 * L + l]);
+        sum[l] = (v6[i0 * L + l] + v20[i0 * L + l]) + v19[i0 * L + l];
       }
       theta_bar_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2488 = add f64[80] -> d.proj_norm.gain
+  // %2489 = add f64[80] -> d.proj_norm.gain
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v0[i0 * L + l] * v5[i0 * L + l]) + (v2[i0 * L + l] * v1[i0 * L + l])) +
-                 (v3[i0 * L + l] * v4[i0 * L + l]);
+        sum[l] = (v0[i0 * L + l] * v4[i0 * L + l]) +
+                 ((v3[i0 * L + l] * v5[i0 * L + l]) + (v8[i0 * L + l] * v1[i0 * L + l]));
       }
       theta_bar_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2492 = add f64[96] -> v12
-  for (int64_t i0 = 0; i0 < 96; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v18[i0 * L + l] + (v34[i0 * L + l] + v13[i0 * L + l]);
+  // %2490 = add f64[80] -> d.proj_norm.bias
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v0[i0 * L + l] + (v8[i0 * L + l] + v3[i0 * L + l]);
+      }
+      theta_bar_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2493 = contract f64[80] -> d.proj_norm.bias
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 96; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kb_weight[i0 * 4 + i1 * 80 + 3], v12[i1 * L + l], acc3_v[l]);
-      }
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc0_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc1_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 1] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc2_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 2] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc3_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 3] += lane_sum<L>(sum);
-    }
-  }
-  // %2495 = add f64[96,80] -> d.kb.weight
+  // %2492 = add f64[96,80] -> d.kb.weight
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v7[i1 * L + l] * v34[i0 * L + l]) + (v18[i0 * L + l] * v11[i1 * L + l])) +
-                   (v9[i1 * L + l] * v13[i0 * L + l]);
+          sum[l] = ((v7[i1 * L + l] * v15[i0 * L + l]) + (v14[i0 * L + l] * v11[i1 * L + l])) +
+                   (v9[i1 * L + l] * v42[i0 * L + l]);
         }
         theta_bar_kb_weight[i0 * 80 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2496 = add f64[96] -> d.kb.bias
+  // %2493 = add f64[96] -> d.kb.bias
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v18[i0 * L + l] + v34[i0 * L + l]) + v13[i0 * L + l];
+        sum[l] = (v14[i0 * L + l] + v15[i0 * L + l]) + v42[i0 * L + l];
       }
       theta_bar_kb_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2359 = add f64[80,69] -> d.values.weight
+  // %2360 = add f64[80,69] -> d.values.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -6673,7 +6628,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %2361 = add f64[80] -> d.values.bias
+  // %2362 = add f64[80] -> d.values.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
@@ -6685,7 +6640,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     }
   }
   if (u_stages_bar) {
-    // %2362 = contract f64[69] -> d.dx@0
+    // %2363 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6697,10 +6652,10 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v10[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v10[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v10[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v10[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6718,14 +6673,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v10[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %2079 = contract f64[69] -> d.x@0
+    // %2080 = contract f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6765,7 +6720,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
-    // %2497 = contract f64[69] -> d.dx@1
+    // %2494 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6777,10 +6732,10 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v19[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v19[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v19[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v19[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6798,14 +6753,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v8[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v19[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[282 * L + l] += acc0_v[l];
     }
-    // %2364 = contract f64[69] -> d.x@1
+    // %2365 = contract f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6845,7 +6800,7 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[213 * L + l] += acc0_v[l];
     }
-    // %2082 = contract f64[69] -> d.dx@2
+    // %2083 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6857,10 +6812,10 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
       for (int64_t i1 = 0; i1 < 80; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v19[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v19[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v19[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v19[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6878,14 +6833,14 @@ extern "C" void fwp_delta_cde_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v19[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v6[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[572 * L + l] += acc0_v[l];
     }
-    // %2365 = contract f64[69] -> d.x@2
+    // %2366 = contract f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7037,7 +6992,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t i = 0; i < 19136; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_sepsis_code.field.adjoint.step.rk4: 432 nodes
+  // fwp_delta_cde_sepsis_code.field.adjoint.step.rk4: 428 nodes
   // %948 = contract f64[80] -> v0
   // %1012 = contract f64[80] -> v1
   // %978 = contract f64[80] -> v2
@@ -7684,9 +7639,9 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3170 = contract f64[16,5] -> v25
-  // %2498 = contract f64[16,5] -> v26
-  // %3210 = contract f64[16,5] -> v27
+  // %3167 = contract f64[16,5] -> v25
+  // %2495 = contract f64[16,5] -> v26
+  // %3207 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7769,7 +7724,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v28[i0 * L + l] = 1.0f - square(v24[i0 * L + l]);
     }
   }
-  // %3162 = contract f64[16,5] -> v29
+  // %3159 = contract f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7778,7 +7733,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3836 = contract f64[16,5] -> v30
+  // %3833 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7788,7 +7743,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3228 = contract f64[16,5] -> v31
+  // %3225 = contract f64[16,5] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7834,7 +7789,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v16[l] = T(1) / std::sqrt((v32[l] * 0.0125f) + 1e-05f);
   }
-  // %3241 = contract f64[16] -> v6
+  // %3238 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7863,7 +7818,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3642 = pad f64[16,6] -> v33
+  // %3639 = pad f64[16,6] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7887,7 +7842,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %2509 = contract f64[16,5] -> v34
+  // %2506 = contract f64[16,5] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7928,7 +7883,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2500 = mul f64[16,5] -> v6
+  // %2497 = mul f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7938,7 +7893,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %2914 = contract f64[16,5] -> v26
+  // %2911 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7980,7 +7935,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2916 = sub f64[16,5] -> v28
+  // %2913 = sub f64[16,5] -> v28
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7988,7 +7943,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     }
   }
   // %1257 = contract f64[16] -> v26
-  // %3248 = contract f64[16] -> v34
+  // %3245 = contract f64[16] -> v34
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8072,18 +8027,17 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %1366 = add f64[16,5] -> v1
+  // %1367 = contract f64[16,5] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 5 + i1) * L + l] =
-            (v36[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.33333334f))) +
-            (v26[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.33333334f)));
+        v1[(i0 * 5 + i1) * L + l] = (v36[(i0 * 5 + i1) * L + l] + v26[(i0 * 5 + i1) * L + l]) *
+                                    (v19[i0 * L + l] * (T(h) * 0.33333334f));
       }
     }
   }
-  // %1372 = add f64[16,5,5] -> W
+  // %1373 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -8098,14 +8052,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %1916 = sub f64[16,5] -> v0
+  // %1917 = sub f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = 1.0f - square(v26[i0 * L + l]);
     }
   }
-  // %3841 = add f64[16,5] -> v1
+  // %3838 = add f64[16,5] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8115,7 +8069,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4105 = contract f64[16,5] -> v22
+  // %4102 = contract f64[16,5] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8124,7 +8078,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4109 = add f64[16,5] -> v23
+  // %4106 = add f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8134,14 +8088,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %1903 = sub f64[16,5] -> v25
+  // %1904 = sub f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = 1.0f - square(v36[i0 * L + l]);
     }
   }
-  // %4110 = contract f64[16,5] -> v15
+  // %4107 = contract f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8150,7 +8104,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4115 = add f64[16,5] -> v37
+  // %4112 = add f64[16,5] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8160,14 +8114,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %1898 = sub f64[16,5] -> v21
+  // %1899 = sub f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = 1.0f - square(v3[i0 * L + l]);
     }
   }
-  // %4116 = contract f64[16,5] -> v27
+  // %4113 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8176,7 +8130,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4111 = contract f64[16,5] -> v38
+  // %4108 = contract f64[16,5] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8186,7 +8140,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4119 = add f64[16,5,5] -> a.W
+  // %4116 = add f64[16,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -8202,7 +8156,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3645 = pad f64[16,6] -> v20
+  // %3642 = pad f64[16,6] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8218,14 +8172,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3647 = reshape f64[96] -> v39
+  // %3644 = reshape f64[96] -> v39
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v39[i0 * L + l] = v33[i0 * L + l] + v20[i0 * L + l];
     }
   }
-  // %3648 = contract f64[80] -> v28
+  // %3645 = contract f64[80] -> v28
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8251,14 +8205,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3649 = mul f64[80] -> v30
+  // %3646 = mul f64[80] -> v30
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v28[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %3650 = reduce_sum f64[] -> v32
+  // %3647 = reduce_sum f64[] -> v32
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8273,7 +8227,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v32[l] = acc_v[l];
   }
-  // %3654 = contract f64[] -> v35
+  // %3651 = contract f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8288,7 +8242,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v35[l] = acc0_v[l];
   }
-  // %3658 = sub f64[80] -> v31
+  // %3655 = sub f64[80] -> v31
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8331,7 +8285,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v32[l] = T(1) / std::sqrt((v35[l] * 0.0125f) + 1e-05f);
   }
-  // %1942 = contract f64[16,5] -> v8
+  // %1943 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8340,7 +8294,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3667 = contract f64[16,5] -> v30
+  // %3664 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8381,14 +8335,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1673 = contract f64[16] -> v35
+  // %1674 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = (v17[i0 * L + l] * (T(h) * 0.5f)) * v19[i0 * L + l];
     }
   }
-  // %3665 = contract f64[16] -> v17
+  // %3662 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8417,7 +8371,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4125 = contract f64[16] -> v8
+  // %4122 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8450,14 +8404,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4468 = sub f64[16] -> v24
+  // %4465 = sub f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v17[i0 * L + l] - v8[i0 * L + l];
     }
   }
-  // %4127 = contract f64[16,5] -> v8
+  // %4124 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8466,7 +8420,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4128 = contract f64[16,5] -> v29
+  // %4125 = contract f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8508,7 +8462,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4471 = sub f64[16,5] -> v8
+  // %4468 = sub f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8520,7 +8474,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4472 = contract f64[16] -> v17
+  // %4469 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8549,7 +8503,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4476 = pad f64[16,6] -> v12
+  // %4473 = pad f64[16,6] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8572,7 +8526,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v17[i0 * L + l] = (1.0f - v19[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %4120 = contract f64[16] -> v35
+  // %4117 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8601,7 +8555,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4123 = pad f64[16,6] -> v20
+  // %4120 = pad f64[16,6] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8616,14 +8570,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v20[(i0 * 6 + 5) * L + l] = v17[i0 * L + l] * v35[i0 * L + l];
     }
   }
-  // %4478 = reshape f64[96] -> v33
+  // %4475 = reshape f64[96] -> v33
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = v12[i0 * L + l] + v20[i0 * L + l];
     }
   }
-  // %4479 = contract f64[80] -> v8
+  // %4476 = contract f64[80] -> v8
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8649,14 +8603,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4480 = mul f64[80] -> v24
+  // %4477 = mul f64[80] -> v24
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v8[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %4481 = reduce_sum f64[] -> v35
+  // %4478 = reduce_sum f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8671,7 +8625,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v35[l] = acc_v[l];
   }
-  // %4485 = contract f64[] -> v29
+  // %4482 = contract f64[] -> v29
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8686,7 +8640,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v29[l] = acc0_v[l];
   }
-  // %4489 = sub f64[80] -> v30
+  // %4486 = sub f64[80] -> v30
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8694,7 +8648,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
           (v24[i0 * L + l] - (v35[l] * 0.0125f)) - ((v29[l] * 0.0125f) * v4[i0 * L + l]);
     }
   }
-  // %4151 = contract f64[16] -> v35
+  // %4148 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8723,7 +8677,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4154 = pad f64[16,6] -> v12
+  // %4151 = pad f64[16,6] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8738,14 +8692,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v12[(i0 * 6 + 5) * L + l] = v17[i0 * L + l] * v35[i0 * L + l];
     }
   }
-  // %1654 = contract f64[16] -> v17
+  // %1655 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v19[i0 * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %4155 = contract f64[16] -> v35
+  // %4152 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8774,7 +8728,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4161 = contract f64[16] -> v22
+  // %4158 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8808,14 +8762,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4492 = sub f64[16] -> v24
+  // %4489 = sub f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = (v17[i0 * L + l] * v35[i0 * L + l]) - v22[i0 * L + l];
     }
   }
-  // %1927 = contract f64[16,5] -> v22
+  // %1928 = contract f64[16,5] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8824,7 +8778,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3695 = contract f64[16,5] -> v26
+  // %3692 = contract f64[16,5] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8865,7 +8819,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4159 = contract f64[16,5] -> v22
+  // %4156 = contract f64[16,5] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8875,7 +8829,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4160 = contract f64[16,5] -> v29
+  // %4157 = contract f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8917,7 +8871,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4495 = sub f64[16,5] -> v22
+  // %4492 = sub f64[16,5] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8928,7 +8882,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4496 = contract f64[16] -> v17
+  // %4493 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8957,7 +8911,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4500 = pad f64[16,6] -> v20
+  // %4497 = pad f64[16,6] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8973,14 +8927,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4502 = reshape f64[96] -> v40
+  // %4499 = reshape f64[96] -> v40
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v40[i0 * L + l] = v12[i0 * L + l] + v20[i0 * L + l];
     }
   }
-  // %4503 = contract f64[80] -> v22
+  // %4500 = contract f64[80] -> v22
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9006,14 +8960,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4504 = mul f64[80] -> v24
+  // %4501 = mul f64[80] -> v24
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = proj_norm_gain[i0] * v22[i0 * L + l];
     }
   }
-  // %4505 = reduce_sum f64[] -> v17
+  // %4502 = reduce_sum f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -9028,7 +8982,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v17[l] = acc_v[l];
   }
-  // %4509 = contract f64[] -> v35
+  // %4506 = contract f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9043,7 +8997,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v35[l] = acc0_v[l];
   }
-  // %4513 = sub f64[80] -> v26
+  // %4510 = sub f64[80] -> v26
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9086,7 +9040,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v17[l] = T(1) / std::sqrt((v35[l] * 0.0125f) + 1e-05f);
   }
-  // %4200 = contract f64[16] -> v35
+  // %4197 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9115,7 +9069,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4203 = pad f64[16,6] -> v12
+  // %4200 = pad f64[16,6] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -9130,7 +9084,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v12[(i0 * 6 + 5) * L + l] = v35[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
-  // %2225 = contract f64[16,5] -> v10
+  // %2226 = contract f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -9139,7 +9093,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3734 = contract f64[16,5] -> v24
+  // %3731 = contract f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9180,7 +9134,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v24[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4185 = contract f64[16] -> v35
+  // %4182 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9209,21 +9163,21 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1745 = contract f64[16] -> v3
+  // %1746 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (v19[i0 * L + l] * T(h)) * v18[i0 * L + l];
     }
   }
-  // %4186 = contract f64[16] -> v10
+  // %4183 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v35[i0 * L + l] * v3[i0 * L + l];
     }
   }
-  // %4191 = contract f64[16] -> v35
+  // %4188 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9256,7 +9210,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4189 = contract f64[16,5] -> v21
+  // %4186 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -9265,7 +9219,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4190 = contract f64[16,5] -> v27
+  // %4187 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9307,7 +9261,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4194 = sub f64[16,5] -> v29
+  // %4191 = sub f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -9319,7 +9273,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4195 = contract f64[16] -> v18
+  // %4192 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9348,7 +9302,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4199 = pad f64[16,6] -> v13
+  // %4196 = pad f64[16,6] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9364,14 +9318,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4205 = reshape f64[96] -> v14
+  // %4202 = reshape f64[96] -> v14
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v12[i0 * L + l] + v13[i0 * L + l];
     }
   }
-  // %4206 = contract f64[80] -> v3
+  // %4203 = contract f64[80] -> v3
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9397,14 +9351,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4207 = mul f64[80] -> v10
+  // %4204 = mul f64[80] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v3[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %4208 = reduce_sum f64[] -> v18
+  // %4205 = reduce_sum f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -9419,7 +9373,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v18[l] = acc_v[l];
   }
-  // %4212 = contract f64[] -> v35
+  // %4209 = contract f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9434,7 +9388,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v35[l] = acc0_v[l];
   }
-  // %4216 = sub f64[80] -> v24
+  // %4213 = sub f64[80] -> v24
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9442,7 +9396,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
           (v10[i0 * L + l] - (v18[l] * 0.0125f)) - ((v35[l] * 0.0125f) * v5[i0 * L + l]);
     }
   }
-  // %4516 = sub f64[80,69] -> adj.proj.weight
+  // %4513 = sub f64[80,69] -> adj.proj.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -9462,49 +9416,75 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4527 = mul f64[80] -> adj.proj.bias
+  // %4525 = mul f64[80] -> adj.proj.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = (((-(v31[i0 * L + l] * (v16[l] * 0.16666667f))) -
-                   (((v26[i0 * L + l] * v32[l]) + (v32[l] * v30[i0 * L + l])) * 0.33333334f)) -
+                   ((v32[l] * (v26[i0 * L + l] + v30[i0 * L + l])) * 0.33333334f)) -
                   (v24[i0 * L + l] * (v17[l] * 0.16666667f))) *
                  T(h);
       }
       dtheta_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4535 = mul f64[80] -> adj.proj_norm.gain
+  // %3787 = mul f64[80] -> v10
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v28[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %4526 = mul f64[80] -> v24
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v8[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %4529 = mul f64[80] -> v8
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v22[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %4231 = mul f64[80] -> v22
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v3[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %4533 = mul f64[80] -> adj.proj_norm.gain
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-((v28[i0 * L + l] * 0.16666667f) * v2[i0 * L + l])) -
-                    (v4[i0 * L + l] * (v8[i0 * L + l] * 0.33333334f))) -
-                   ((v22[i0 * L + l] * 0.33333334f) * v4[i0 * L + l])) -
-                  ((v3[i0 * L + l] * 0.16666667f) * v5[i0 * L + l])) *
+        sum[l] = ((((-(v10[i0 * L + l] * v2[i0 * L + l])) - (v4[i0 * L + l] * v24[i0 * L + l])) -
+                   (v8[i0 * L + l] * v4[i0 * L + l])) -
+                  (v22[i0 * L + l] * v5[i0 * L + l])) *
                  T(h);
       }
       dtheta_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %4547 = mul f64[80] -> adj.proj_norm.bias
+  // %4538 = mul f64[80] -> adj.proj_norm.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v8[i0 * L + l] + v22[i0 * L + l]) * 0.33333334f)) -
-                  ((v3[i0 * L + l] + v28[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] =
+            ((((-v24[i0 * L + l]) - v10[i0 * L + l]) - v8[i0 * L + l]) - v22[i0 * L + l]) * T(h);
       }
       dtheta_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4552 = sub f64[96,80] -> adj.kb.weight
+  // %4543 = sub f64[96,80] -> adj.kb.weight
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
@@ -9520,7 +9500,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4565 = mul f64[96] -> adj.kb.bias
+  // %4556 = mul f64[96] -> adj.kb.bias
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     {
       T sum[L];
@@ -9532,7 +9512,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       dtheta_kb_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4257 = mul f64[16,5] -> v2
+  // %4254 = mul f64[16,5] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -9542,7 +9522,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4262 = mul f64[16,5] -> v0
+  // %4259 = mul f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -9552,14 +9532,14 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4566 = add f64[80] -> v1
+  // %4557 = add f64[80] -> v1
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v2[i0 * L + l] + v0[i0 * L + l];
     }
   }
-  // %4569 = sub f64[80,69] -> adj.values.weight
+  // %4560 = sub f64[80,69] -> adj.values.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -9574,7 +9554,7 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4577 = mul f64[80] -> adj.values.bias
+  // %4568 = mul f64[80] -> adj.values.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
@@ -9587,12 +9567,12 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
       dtheta_values_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %3120 = broadcast f64[80,80] -> adj.query.weight, adj.out_proj.weight
+  // %3117 = broadcast f64[80,80] -> adj.query.weight, adj.out_proj.weight
   for (int64_t i0 = 0; i0 < 6400; ++i0) {
     dtheta_query_weight[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_out_proj_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3121 = broadcast f64[80] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
+  // %3118 = broadcast f64[80] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
   // adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_query_bias[i0] += (T(h) * -0.0f) * 8.0f;
@@ -9601,37 +9581,37 @@ extern "C" void fwp_delta_cde_sepsis_code_adjoint_step(
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3122 = broadcast f64[64,80] -> adj.ff.up.weight
+  // %3119 = broadcast f64[64,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3123 = broadcast f64[64] -> adj.ff.up.bias
+  // %3120 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3124 = broadcast f64[80,64] -> adj.ff.down.weight
+  // %3121 = broadcast f64[80,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3125 = broadcast f64[1,80] -> adj.out.weight
+  // %3122 = broadcast f64[1,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3126 = broadcast f64[1] -> adj.out.bias
+  // %3123 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %3127 = broadcast f64[256,7] -> adj.s_in.weight
+  // %3124 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3128 = broadcast f64[256] -> adj.s_in.bias
+  // %3125 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3129 = broadcast f64[176,256] -> adj.s_kvl.weight
+  // %3126 = broadcast f64[176,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 45056; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3130 = broadcast f64[176] -> adj.s_kvl.bias
+  // %3127 = broadcast f64[176] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 176; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -11517,7 +11497,7 @@ const plastic_model kModel = {
             .field_vjp = 27328,
             .adjoint_field = 53568,
             .step = 40960,
-            .step_vjp = 95936,
+            .step_vjp = 100032,
             .adjoint_step = 96000,
             .output = 7872,
             .output_vjp = 39680,

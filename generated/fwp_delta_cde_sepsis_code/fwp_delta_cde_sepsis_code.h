@@ -116,7 +116,7 @@ enum {
  *   z0_bar: varying[400] = 3200 floats
  *   theta_bar: uniform[90001] = 90001 floats
  *   u_stages_bar: varying[580] = 4640 floats, may be NULL
- *   scratch: scratch arena, 95936 bytes, 64-byte aligned
+ *   scratch: scratch arena, 100032 bytes, 64-byte aligned
  */
 void fwp_delta_cde_sepsis_code_step_vjp(const void* ctx, double t, double h, const void* z0,
                                         const void* theta, const void* u_stages, const void* z1_bar,
@@ -124,7 +124,7 @@ void fwp_delta_cde_sepsis_code_step_vjp(const void* ctx, double t, double h, con
                                         void* scratch);
 enum {
   fwp_delta_cde_sepsis_code_step_vjp_lanes = 8,
-  fwp_delta_cde_sepsis_code_step_vjp_scratch_bytes = 95936
+  fwp_delta_cde_sepsis_code_step_vjp_scratch_bytes = 100032
 };
 
 /* fwp_delta_cde_sepsis_code_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved

@@ -6464,7 +6464,7 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
   for (int64_t i = 0; i < 12282; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_sepsis_static.field.adjoint.step.rk4: 271 nodes
+  // fwp_delta_cde_sepsis_static.field.adjoint.step.rk4: 268 nodes
   // %620 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7801,11 +7801,11 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
     v35[68 * L + l] = acc1_v[l];
     v36[68 * L + l] = acc2_v[l];
   }
-  // %2139 = add f64[69] -> v37
+  // %2372 = mul f64[69] -> v37
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v19[i0 * L + l] + v34[i0 * L + l];
+      v37[i0 * L + l] = (v19[i0 * L + l] + v34[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2384 = add f64[69] -> v34
@@ -7815,11 +7815,11 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       v34[i0 * L + l] = v35[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %2397 = add f64[69] -> v30
+  // %2398 = mul f64[69] -> v30
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v31[i0 * L + l] + v36[i0 * L + l];
+      v30[i0 * L + l] = (v31[i0 * L + l] + v36[i0 * L + l]) * 0.33333334f;
     }
   }
   // %2409 = contract f64[69] -> v31
@@ -7966,12 +7966,11 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2567 = add f64[16] -> v26
+  // %2559 = contract f64[16] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] =
-          (v24[i0 * L + l] * (T(h) * 0.33333334f)) + (v25[i0 * L + l] * (T(h) * 0.33333334f));
+      v26[i0 * L + l] = (v24[i0 * L + l] + v25[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
   // %1979 = contract f64[16,5] -> v18
@@ -8189,14 +8188,14 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2571 = add f64[16,5] -> v12
+  // %2564 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            ((v14[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l]) +
-            ((v18[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l]);
+        v12[(i0 * 5 + i1) * L + l] = ((v14[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) +
+                                      (v18[(i0 * 5 + i1) * L + l] - v7[i0 * L + l])) *
+                                     v17[(i0 * 5 + i1) * L + l];
       }
     }
   }
@@ -8374,11 +8373,11 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v35[68 * L + l] = acc0_v[l];
   }
-  // %2410 = add f64[69] -> v36
+  // %2419 = mul f64[69] -> v36
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v31[i0 * L + l] + v35[i0 * L + l];
+      v36[i0 * L + l] = (v31[i0 * L + l] + v35[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2540 = mul f64[69] -> adj.ln.gain
@@ -8387,28 +8386,28 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-((v37[i0 * L + l] * 0.16666667f) * v4[i0 * L + l])) -
+        sum[l] = T(h) * ((((-(v37[i0 * L + l] * v4[i0 * L + l])) -
                            ((v2[i0 * L + l] * v34[i0 * L + l]) * 0.33333334f)) -
-                          (v2[i0 * L + l] * (v30[i0 * L + l] * 0.33333334f))) -
-                         (v0[i0 * L + l] * (v36[i0 * L + l] * 0.16666667f)));
+                          (v2[i0 * L + l] * v30[i0 * L + l])) -
+                         (v0[i0 * L + l] * v36[i0 * L + l]));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2566 = mul f64[69] -> adj.ln.bias
+  // %2421 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v30[i0 * L + l] + v34[i0 * L + l]) * 0.33333334f)) -
-                  ((v36[i0 * L + l] + v37[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] =
+            T(h) * ((((-(v34[i0 * L + l] * 0.33333334f)) - v37[i0 * L + l]) - v30[i0 * L + l]) -
+                    v36[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2570 = sub f64[16,69] -> adj.Wb
+  // %2562 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -8433,7 +8432,7 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2574 = sub f64[16,5,69] -> adj.Wk
+  // %2567 = sub f64[16,5,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8453,7 +8452,7 @@ extern "C" void fwp_delta_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2578 = sub f64[16,5,69] -> adj.Wv
+  // %2571 = sub f64[16,5,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {

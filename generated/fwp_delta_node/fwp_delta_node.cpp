@@ -6260,7 +6260,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i = 0; i < 7098; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_node.field.adjoint.step.rk4: 267 nodes
+  // fwp_delta_node.field.adjoint.step.rk4: 265 nodes
   // %618 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8080,25 +8080,25 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     v30[20 * L + l] = acc1_v[l];
     v32[20 * L + l] = acc2_v[l];
   }
-  // %2404 = add f64[21] -> v33
+  // %2405 = mul f64[21] -> v33
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v16[i0 * L + l] + v15[i0 * L + l];
+      v33[i0 * L + l] = (v16[i0 * L + l] + v15[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2440 = add f64[21] -> v15
+  // %2441 = mul f64[21] -> v15
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v30[i0 * L + l] + v28[i0 * L + l];
+      v15[i0 * L + l] = (v30[i0 * L + l] + v28[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2413 = add f64[21] -> v16
+  // %2414 = mul f64[21] -> v16
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v31[i0 * L + l] + v32[i0 * L + l];
+      v16[i0 * L + l] = (v31[i0 * L + l] + v32[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2445 = contract f64[16] -> v6
@@ -8509,37 +8509,35 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-(((v33[i0 * L + l] * 0.33333334f) + (v15[i0 * L + l] * 0.33333334f)) *
-                      v2[i0 * L + l])) -
-                   (v4[i0 * L + l] * (v16[i0 * L + l] * 0.16666667f))) -
+        sum[l] = (((-((v33[i0 * L + l] + v15[i0 * L + l]) * v2[i0 * L + l])) -
+                   (v4[i0 * L + l] * v16[i0 * L + l])) -
                   ((v0[i0 * L + l] * v19[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2594 = mul f64[21] -> adj.ln.bias
+  // %2477 = mul f64[21] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v15[i0 * L + l] + v33[i0 * L + l]) * 0.33333334f)) -
-                  ((v16[i0 * L + l] + v19[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((((-v33[i0 * L + l]) - v16[i0 * L + l]) - v15[i0 * L + l]) -
+                  (v19[i0 * L + l] * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2595 = add f64[16] -> v7
+  // %2587 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] =
-          (v21[i0 * L + l] * (T(h) * 0.33333334f)) + (v24[i0 * L + l] * (T(h) * 0.33333334f));
+      v7[i0 * L + l] = (v24[i0 * L + l] + v21[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %2599 = sub f64[16,21] -> adj.Wb
+  // %2591 = sub f64[16,21] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -8554,14 +8552,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2600 = add f64[16,10] -> v10
+  // %2592 = add f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v27[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %2604 = sub f64[16,10,21] -> adj.Wk
+  // %2596 = sub f64[16,10,21] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -8578,14 +8576,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2605 = add f64[16,10] -> v10
+  // %2597 = add f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v14[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %2609 = sub f64[16,10,21] -> adj.Wv
+  // %2601 = sub f64[16,10,21] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {

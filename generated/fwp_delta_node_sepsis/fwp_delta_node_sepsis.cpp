@@ -3592,9 +3592,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94336);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98432);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102528);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137856);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173184);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 208512);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106624);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141952);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 177280);
   T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 212608);
   T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 247936);
   T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 283264);
@@ -3616,8 +3616,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_node_sepsis.field.step.rk4.vjp: 269 nodes
-  for (int64_t p0 = 0; p0 < 14; ++p0) {
+  // fwp_delta_node_sepsis.field.step.rk4.vjp: 266 nodes
+  for (int64_t p0 = 0; p0 < 13; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
   // %615 = layernorm f64[69] -> v0
@@ -3657,7 +3657,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p1 = 0; p1 < 14; ++p1) {
-    __builtin_prefetch(&z0[(p1 * 2 + 28) * L]);
+    __builtin_prefetch(&z0[(p1 * 2 + 26) * L]);
   }
   // %617 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -3667,7 +3667,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p2 = 0; p2 < 14; ++p2) {
-    __builtin_prefetch(&z0[(p2 * 2 + 56) * L]);
+    __builtin_prefetch(&z0[(p2 * 2 + 54) * L]);
   }
   // %590 = layernorm f64[69] -> v2
   PLASTIC_SIMD
@@ -3706,7 +3706,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p3 = 0; p3 < 14; ++p3) {
-    __builtin_prefetch(&z0[(p3 * 2 + 84) * L]);
+    __builtin_prefetch(&z0[(p3 * 2 + 82) * L]);
   }
   // %592 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -3715,8 +3715,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  for (int64_t p4 = 0; p4 < 15; ++p4) {
-    __builtin_prefetch(&z0[(p4 * 2 + 112) * L]);
+  for (int64_t p4 = 0; p4 < 14; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 110) * L]);
   }
   // %568 = layernorm f64[69] -> v4
   PLASTIC_SIMD
@@ -3755,7 +3755,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p5 = 0; p5 < 14; ++p5) {
-    __builtin_prefetch(&z0[(p5 * 2 + 142) * L]);
+    __builtin_prefetch(&z0[(p5 * 2 + 138) * L]);
   }
   // %570 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -3764,8 +3764,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  for (int64_t p6 = 0; p6 < 14; ++p6) {
-    __builtin_prefetch(&z0[(p6 * 2 + 170) * L]);
+  for (int64_t p6 = 0; p6 < 13; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 166) * L]);
   }
   // %625 = contract f64[16] -> v6
   // %600 = contract f64[16] -> v7
@@ -3820,13 +3820,13 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p7 = 0; p7 < 14; ++p7) {
-    __builtin_prefetch(&z0[(p7 * 2 + 198) * L]);
+    __builtin_prefetch(&z0[(p7 * 2 + 192) * L]);
   }
-  for (int64_t p8 = 0; p8 < 15; ++p8) {
-    __builtin_prefetch(&z0[(p8 * 2 + 226) * L]);
+  for (int64_t p8 = 0; p8 < 14; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 220) * L]);
   }
   for (int64_t p9 = 0; p9 < 14; ++p9) {
-    __builtin_prefetch(&z0[(p9 * 2 + 256) * L]);
+    __builtin_prefetch(&z0[(p9 * 2 + 248) * L]);
   }
   // %626 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3836,7 +3836,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p10 = 0; p10 < 14; ++p10) {
-    __builtin_prefetch(&z0[(p10 * 2 + 284) * L]);
+    __builtin_prefetch(&z0[(p10 * 2 + 276) * L]);
   }
   // %601 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3846,7 +3846,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p11 = 0; p11 < 14; ++p11) {
-    __builtin_prefetch(&z0[(p11 * 2 + 312) * L]);
+    __builtin_prefetch(&z0[(p11 * 2 + 304) * L]);
   }
   // %621 = contract f64[16,8] -> v10
   // %596 = contract f64[16,8] -> v11
@@ -3902,14 +3902,14 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  for (int64_t p12 = 0; p12 < 14; ++p12) {
-    __builtin_prefetch(&z0[(p12 * 2 + 340) * L]);
+  for (int64_t p12 = 0; p12 < 13; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 332) * L]);
   }
-  for (int64_t p13 = 0; p13 < 15; ++p13) {
-    __builtin_prefetch(&z0[(p13 * 2 + 368) * L]);
+  for (int64_t p13 = 0; p13 < 14; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 358) * L]);
   }
   for (int64_t p14 = 0; p14 < 14; ++p14) {
-    __builtin_prefetch(&z0[(p14 * 2 + 398) * L]);
+    __builtin_prefetch(&z0[(p14 * 2 + 386) * L]);
   }
   // %622 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3944,7 +3944,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p15 = 0; p15 < 14; ++p15) {
-    __builtin_prefetch(&z0[(p15 * 2 + 426) * L]);
+    __builtin_prefetch(&z0[(p15 * 2 + 414) * L]);
   }
   // %597 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3979,7 +3979,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p16 = 0; p16 < 14; ++p16) {
-    __builtin_prefetch(&z0[(p16 * 2 + 454) * L]);
+    __builtin_prefetch(&z0[(p16 * 2 + 442) * L]);
   }
   // %575 = softmax f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4013,8 +4013,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  for (int64_t p17 = 0; p17 < 15; ++p17) {
-    __builtin_prefetch(&z0[(p17 * 2 + 482) * L]);
+  for (int64_t p17 = 0; p17 < 14; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 470) * L]);
   }
   // %1364 = contract f64[16,8] -> v12
   // %1121 = contract f64[16,8] -> v14
@@ -4082,14 +4082,14 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  for (int64_t p18 = 0; p18 < 14; ++p18) {
-    __builtin_prefetch(&z0[(p18 * 2 + 512) * L]);
+  for (int64_t p18 = 0; p18 < 13; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 498) * L]);
   }
   for (int64_t p19 = 0; p19 < 14; ++p19) {
-    __builtin_prefetch(&z0[(p19 * 2 + 540) * L]);
+    __builtin_prefetch(&z0[(p19 * 2 + 524) * L]);
   }
   for (int64_t p20 = 0; p20 < 14; ++p20) {
-    __builtin_prefetch(&z0[(p20 * 2 + 568) * L]);
+    __builtin_prefetch(&z0[(p20 * 2 + 552) * L]);
   }
   // %1365 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4101,7 +4101,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p21 = 0; p21 < 14; ++p21) {
-    __builtin_prefetch(&z0[(p21 * 2 + 596) * L]);
+    __builtin_prefetch(&z0[(p21 * 2 + 580) * L]);
   }
   // %888 = contract f64[16] -> v7
   // %865 = contract f64[16] -> v17
@@ -4164,14 +4164,14 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t p22 = 0; p22 < 15; ++p22) {
-    __builtin_prefetch(&z0[(p22 * 2 + 624) * L]);
+  for (int64_t p22 = 0; p22 < 14; ++p22) {
+    __builtin_prefetch(&z0[(p22 * 2 + 608) * L]);
   }
   for (int64_t p23 = 0; p23 < 14; ++p23) {
-    __builtin_prefetch(&z0[(p23 * 2 + 654) * L]);
+    __builtin_prefetch(&z0[(p23 * 2 + 636) * L]);
   }
-  for (int64_t p24 = 0; p24 < 14; ++p24) {
-    __builtin_prefetch(&z0[(p24 * 2 + 682) * L]);
+  for (int64_t p24 = 0; p24 < 13; ++p24) {
+    __builtin_prefetch(&z0[(p24 * 2 + 664) * L]);
   }
   // %1369 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4184,7 +4184,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p25 = 0; p25 < 14; ++p25) {
-    __builtin_prefetch(&z0[(p25 * 2 + 710) * L]);
+    __builtin_prefetch(&z0[(p25 * 2 + 690) * L]);
   }
   // %1370 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4195,8 +4195,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  for (int64_t p26 = 0; p26 < 15; ++p26) {
-    __builtin_prefetch(&z0[(p26 * 2 + 738) * L]);
+  for (int64_t p26 = 0; p26 < 14; ++p26) {
+    __builtin_prefetch(&z0[(p26 * 2 + 718) * L]);
   }
   // %1374 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4210,7 +4210,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p27 = 0; p27 < 14; ++p27) {
-    __builtin_prefetch(&z0[(p27 * 2 + 768) * L]);
+    __builtin_prefetch(&z0[(p27 * 2 + 746) * L]);
   }
   // %1375 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4222,7 +4222,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p28 = 0; p28 < 14; ++p28) {
-    __builtin_prefetch(&z0[(p28 * 2 + 796) * L]);
+    __builtin_prefetch(&z0[(p28 * 2 + 774) * L]);
   }
   // %1379 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4236,7 +4236,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p29 = 0; p29 < 14; ++p29) {
-    __builtin_prefetch(&z0[(p29 * 2 + 824) * L]);
+    __builtin_prefetch(&z0[(p29 * 2 + 802) * L]);
   }
   // %579 = sigmoid f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4245,8 +4245,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  for (int64_t p30 = 0; p30 < 14; ++p30) {
-    __builtin_prefetch(&z0[(p30 * 2 + 852) * L]);
+  for (int64_t p30 = 0; p30 < 13; ++p30) {
+    __builtin_prefetch(&z0[(p30 * 2 + 830) * L]);
   }
   // %1380 = contract f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4257,8 +4257,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  for (int64_t p31 = 0; p31 < 15; ++p31) {
-    __builtin_prefetch(&z0[(p31 * 2 + 880) * L]);
+  for (int64_t p31 = 0; p31 < 14; ++p31) {
+    __builtin_prefetch(&z0[(p31 * 2 + 856) * L]);
   }
   // %1382 = sub f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4277,11 +4277,11 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p32 = 0; p32 < 14; ++p32) {
-    __builtin_prefetch(&z0[(p32 * 2 + 910) * L]);
+    __builtin_prefetch(&z0[(p32 * 2 + 884) * L]);
   }
-  // %572 = contract f64[16,8] -> v24
-  // %619 = contract f64[16,8] -> v25
-  // %594 = contract f64[16,8] -> v26
+  // %594 = contract f64[16,8] -> v24
+  // %572 = contract f64[16,8] -> v25
+  // %619 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4302,18 +4302,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc11_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4334,24 +4334,34 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   for (int64_t p33 = 0; p33 < 14; ++p33) {
-    __builtin_prefetch(&z0[(p33 * 2 + 938) * L]);
+    __builtin_prefetch(&z0[(p33 * 2 + 912) * L]);
   }
   for (int64_t p34 = 0; p34 < 14; ++p34) {
-    __builtin_prefetch(&z0[(p34 * 2 + 966) * L]);
+    __builtin_prefetch(&z0[(p34 * 2 + 940) * L]);
   }
-  for (int64_t p35 = 0; p35 < 15; ++p35) {
-    __builtin_prefetch(&z0[(p35 * 2 + 994) * L]);
+  for (int64_t p35 = 0; p35 < 14; ++p35) {
+    __builtin_prefetch(&z0[(p35 * 2 + 968) * L]);
   }
-  // %573 = tanh f64[16,8] -> v27
+  // %595 = tanh f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
     }
   }
-  // %576 = contract f64[16,8] -> v24
-  // %891 = contract f64[16,8] -> v28
-  // %849 = contract f64[16,8] -> v29
+  for (int64_t p36 = 0; p36 < 14; ++p36) {
+    __builtin_prefetch(&z0[(p36 * 2 + 996) * L]);
+  }
+  // %573 = tanh f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
+    }
+  }
+  // %576 = contract f64[16,8] -> v25
+  // %849 = contract f64[16,8] -> v28
+  // %891 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4374,36 +4384,36 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v13[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v13[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v28[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -4419,10 +4429,310 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v27[i0 * L + l] - v24[i0 * L + l];
+      v30[i0 * L + l] = v24[i0 * L + l] - v25[i0 * L + l];
     }
   }
-  // %1438 = contract f64[16] -> v8
+  // %580 = contract f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
+      }
+    }
+  }
+  // %1209 = sub f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] =
+            v27[(i0 * 8 + i1) * L + l] -
+            ((v25[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
+             v28[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1419 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1386 = contract f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1394 = sub f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] =
+            v27[(i0 * 8 + i1) * L + l] -
+            ((v21[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
+             v28[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1418 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1421 = mul f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] =
+          (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * (v8[i0 * L + l] + v17[i0 * L + l]);
+    }
+  }
+  // %1395 = contract f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1629 = add f64[16,8] -> v28
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v21[i0 * L + l] + v19[i0 * L + l];
+    }
+  }
+  // %1388 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1390 = contract f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1) * L + l] = v10[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
+      }
+    }
+  }
+  // %1397 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1383 = add f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v20[i0 * L + l] + v14[i0 * L + l];
+    }
+  }
+  // %1636 = contract f64[16,8] -> v20
+  // %1429 = contract f64[16,8] -> v32
+  // %1449 = contract f64[16,8] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v16[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v16[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v33[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v33[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v33[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v33[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1406 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1384 = mul f64[16,8] -> v14
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = (1.0f - square(v27[i0 * L + l])) * v31[i0 * L + l];
+    }
+  }
+  // %1438 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4445,128 +4755,41 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1439 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v8[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+      v22[i0 * L + l] = v17[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
     }
   }
-  // %1425 = mul f64[16,8] -> v24
+  // %1425 = mul f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v27[i0 * L + l]));
+      v15[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
     }
   }
-  // %580 = contract f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %1406 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %620 = tanh f64[16,8] -> v15
+  // %620 = tanh f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
+      v23[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
     }
   }
-  // %595 = tanh f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
-    }
-  }
-  // %1209 = sub f64[16,8] -> v26
+  // %1445 = sub f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1) * L + l] =
-            v25[(i0 * 8 + i1) * L + l] -
-            ((v27[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
-             v29[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1386 = contract f64[16,8] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1394 = sub f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] =
-            v25[(i0 * 8 + i1) * L + l] -
-            ((v30[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
-             v29[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1395 = contract f64[16,8] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1445 = sub f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] =
-            v15[(i0 * 8 + i1) * L + l] -
-            (v28[(i0 * 8 + i1) * L + l] + (v29[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
+        v24[(i0 * 8 + i1) * L + l] =
+            v23[(i0 * 8 + i1) * L + l] -
+            (v29[(i0 * 8 + i1) * L + l] + (v19[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
       }
     }
   }
@@ -4582,13 +4805,13 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4606,65 +4829,88 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v17[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v7[i0 * L + l];
     }
   }
-  // %1457 = mul f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v16[i0 * L + l];
-    }
-  }
-  // %1446 = contract f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] = v32[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %1397 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %1422 = contract f64[69] -> v12
+  // %1440 = contract f64[69] -> v19
+  // %1463 = contract f64[69] -> v26
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc4_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 4) * L + l] = acc8_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1647 = mul f64[16,8] -> v28
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] =
-            (1.0f - square(v25[(i0 * 8 + i1) * L + l])) *
-            ((v19[(i0 * 8 + i1) * L + l] + v21[(i0 * 8 + i1) * L + l]) * v6[i0 * L + l]);
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc2_v[l]);
     }
   }
-  // %1426 = contract f64[16,69] -> v33
-  // %1458 = contract f64[16,69] -> v34
-  // %1648 = contract f64[16,69] -> v35
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v12[68 * L + l] = acc0_v[l];
+    v19[68 * L + l] = acc1_v[l];
+    v26[68 * L + l] = acc2_v[l];
+  }
+  // %1457 = mul f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = (1.0f - square(v23[i0 * L + l])) * v16[i0 * L + l];
+    }
+  }
+  // %1385 = contract f64[16,69] -> v34
+  // %1426 = contract f64[16,69] -> v35
+  // %1458 = contract f64[16,69] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -4686,45 +4932,45 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v24[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v12[(i0 * 8 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v15[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v28[(i0 * 8 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v27[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v12[(i0 * 8 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v15[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v28[(i0 * 8 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v27[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v12[(i0 * 8 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v15[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v28[(i0 * 8 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v27[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v12[(i0 * 8 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v15[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v28[(i0 * 8 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v27[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v34[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
-        v34[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v34[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v34[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v35[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
-        v35[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v35[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v35[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v34[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v35[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v35[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v35[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v35[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v36[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v36[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v36[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v36[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4736,28 +4982,30 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v28[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v27[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 69 + 68) * L + l] = acc0_v[l];
-      v34[(i0 * 69 + 68) * L + l] = acc1_v[l];
-      v35[(i0 * 69 + 68) * L + l] = acc2_v[l];
+      v34[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v35[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v36[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1629 = add f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v30[i0 * L + l] + v29[i0 * L + l];
+  // %1446 = contract f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] = v24[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
+      }
     }
   }
-  // %1218 = contract f64[16,8] -> v29
-  // %1447 = contract f64[16,8] -> v32
-  // %1630 = contract f64[16,8] -> v36
+  // %1630 = contract f64[16,8] -> v23
+  // %1218 = contract f64[16,8] -> v24
+  // %1447 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4779,272 +5027,63 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc4_v[l]);
+                               v25[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v25[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v25[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v25[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v16[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v25[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v25[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v16[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
-        v36[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
+        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v24[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1388 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1671 = mul f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (v9[i0 * L + l] * (T(h) * 0.5f)) * 2.0f;
-    }
-  }
-  // %1383 = add f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v20[i0 * L + l] + v14[i0 * L + l];
-    }
-  }
-  // %1429 = contract f64[16,8] -> v14
-  // %1449 = contract f64[16,8] -> v20
-  // %1637 = contract f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v15[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v15[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1430 = sub f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
-            (v29[(i0 * 8 + i1) * L + l] -
-             (v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)))) -
-            v14[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1431 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1434 = mul f64[16,8] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] =
-            v11[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]);
-      }
-    }
-  }
-  // %1451 = sub f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
-            v32[(i0 * 8 + i1) * L + l] -
-            (v20[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1452 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1455 = mul f64[16,8] -> v16
+  // %1639 = sub f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v16[(i0 * 8 + i1) * L + l] =
-            (v15[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1676 = sub f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
-            (((v36[(i0 * 8 + i1) * L + l] - (v10[(i0 * 8 + i1) * L + l] * v18[i0 * L + l])) -
-              (v13[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h)))) -
-             v25[(i0 * 8 + i1) * L + l]) -
+            ((((v23[(i0 * 8 + i1) * L + l] - v21[(i0 * 8 + i1) * L + l]) -
+               (v13[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * T(h)))) -
+              v20[(i0 * 8 + i1) * L + l]) -
+             v21[(i0 * 8 + i1) * L + l]) -
             (v11[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1677 = contract f64[16] -> v7
+  // %1640 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5056,13 +5095,13 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5073,19 +5112,120 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1680 = mul f64[16,8] -> v11
+  // %1643 = mul f64[16,8] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 8 + i1) * L + l] =
+            v10[(i0 * 8 + i1) * L + l] * (v16[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %1430 = sub f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] =
+            (v24[(i0 * 8 + i1) * L + l] -
+             (v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)))) -
+            v32[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1431 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1434 = mul f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] * (v16[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %1451 = sub f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]);
+            v29[(i0 * 8 + i1) * L + l] -
+            (v33[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1435 = contract f64[16,69] -> v37
-  // %1456 = contract f64[16,69] -> v38
-  // %1681 = contract f64[16,69] -> v39
+  // %1452 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1455 = mul f64[16,8] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8 + i1) * L + l] =
+            (v11[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1644 = contract f64[16,69] -> v37
+  // %1435 = contract f64[16,69] -> v38
+  // %1456 = contract f64[16,69] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -5107,29 +5247,29 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v16[(i0 * 8 + i2) * L + l], acc4_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v21[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v10[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v16[(i0 * 8 + i2) * L + l], acc5_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v21[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v16[(i0 * 8 + i2) * L + l], acc6_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v21[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v16[(i0 * 8 + i2) * L + l], acc7_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v21[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5157,9 +5297,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v16[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v21[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5169,7 +5309,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v39[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1437 = reduce_sum f64[69] -> v10
+  // %1646 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5178,15 +5318,22 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 69) * L + l] + v37[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v34[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1460 = reduce_sum f64[69] -> v13
+  // %1647 = add f64[69] -> v13
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v12[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %1437 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5195,15 +5342,22 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1683 = reduce_sum f64[69] -> v15
+  // %1441 = add f64[69] -> v12
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v19[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %1460 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5212,192 +5366,40 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 69) * L + l] + v39[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v36[(i0 + i1 * 69) * L + l] + v39[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1419 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1418 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1421 = mul f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] =
-          (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * (v7[i0 * L + l] + v8[i0 * L + l]);
-    }
-  }
-  // %1440 = contract f64[69] -> v19
-  // %1463 = contract f64[69] -> v20
-  // %1422 = contract f64[69] -> v21
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v20[(i0 * 4) * L + l] = acc4_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v21[(i0 * 4) * L + l] = acc8_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v9[i0 * L + l], acc2_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[68 * L + l] = acc0_v[l];
-    v20[68 * L + l] = acc1_v[l];
-    v21[68 * L + l] = acc2_v[l];
-  }
-  // %1441 = add f64[69] -> v23
+  // %1464 = add f64[69] -> v16
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v19[i0 * L + l] + v10[i0 * L + l];
+      v16[i0 * L + l] = v26[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %1464 = add f64[69] -> v10
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v20[i0 * L + l] + v13[i0 * L + l];
-    }
-  }
-  // %1684 = add f64[69] -> v13
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v15[i0 * L + l] + v21[i0 * L + l];
-    }
-  }
-  // %1686 = add f64[69] -> d.ln.gain
+  // %1649 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v23[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v10[i0 * L + l])) +
-                 (v2[i0 * L + l] * v13[i0 * L + l]);
+        sum[l] = (v2[i0 * L + l] * v13[i0 * L + l]) +
+                 ((v12[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v16[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1687 = add f64[69] -> d.ln.bias
+  // %1650 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v10[i0 * L + l] + v23[i0 * L + l]) + v13[i0 * L + l];
+        sum[l] = v13[i0 * L + l] + (v16[i0 * L + l] + v12[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5409,14 +5411,14 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v9[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v17[i0 * L + l])) +
+          sum[l] = ((v18[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v17[i0 * L + l])) +
                    (v5[i1 * L + l] * v22[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1689 = add f64[16,8,69] -> d.Wk
+  // %1652 = add f64[16,8,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5424,16 +5426,16 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v3[i2 * L + l] * v11[(i0 * 8 + i1) * L + l]) +
-                     ((v14[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]) +
-                      (v1[i2 * L + l] * v16[(i0 * 8 + i1) * L + l]));
+            sum[l] = ((v21[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]) +
+                      (v1[i2 * L + l] * v10[(i0 * 8 + i1) * L + l])) +
+                     (v20[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]);
           }
           theta_bar_Wk[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1658 = add f64[16,8,69] -> d.Wv
+  // %1484 = add f64[16,8,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5441,9 +5443,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v1[i2 * L + l] * v12[(i0 * 8 + i1) * L + l]) +
-                      (v24[(i0 * 8 + i1) * L + l] * v5[i2 * L + l])) +
-                     (v3[i2 * L + l] * v28[(i0 * 8 + i1) * L + l]);
+            sum[l] = ((v1[i2 * L + l] * v27[(i0 * 8 + i1) * L + l]) +
+                      (v15[(i0 * 8 + i1) * L + l] * v5[i2 * L + l])) +
+                     (v14[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5490,7 +5492,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
       }
     }
     // %1486 = reduce_sum f64[] -> v7
@@ -5566,14 +5568,14 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1690 = mul f64[69] -> v1
+    // %1653 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
       }
     }
-    // %1691 = reduce_sum f64[] -> v7
+    // %1654 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5588,7 +5590,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1695 = contract f64[] -> v8
+    // %1658 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5603,19 +5605,19 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1700 = mul f64[69] -> d.x@1
+    // %1663 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 69) * L + l] += v6[l] * ((v1[i0 * L + l] - (v7[l] * 0.014492754f)) -
-                                                    ((v8[l] * 0.014492754f) * v2[i0 * L + l]));
+                                                    (v2[i0 * L + l] * (v8[l] * 0.014492754f)));
       }
     }
     // %1507 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v10[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v16[i0 * L + l];
       }
     }
     // %1508 = reduce_sum f64[] -> v6
@@ -5799,7 +5801,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t i = 0; i < 18906; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_node_sepsis.field.adjoint.step.rk4: 261 nodes
+  // fwp_delta_node_sepsis.field.adjoint.step.rk4: 257 nodes
   // %615 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6303,7 +6305,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
   }
   // %846 = contract f64[16] -> v14
-  // %2165 = contract f64[16] -> v21
+  // %2128 = contract f64[16] -> v21
   // %888 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -6384,7 +6386,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2408 = sub f64[16,8] -> v25
+  // %2371 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6395,7 +6397,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2409 = contract f64[16,8] -> v18
+  // %2372 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6404,7 +6406,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2412 = sub f64[16,8] -> v26
+  // %2375 = sub f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6422,7 +6424,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v11[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %2413 = contract f64[16,8] -> v27
+  // %2376 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6431,7 +6433,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2422 = add f64[16,8,8] -> W
+  // %2385 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -6449,9 +6451,9 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %1701 = contract f64[16,8] -> v28
-  // %2157 = contract f64[16,8] -> v29
-  // %2179 = contract f64[16,8] -> v30
+  // %1664 = contract f64[16,8] -> v28
+  // %2120 = contract f64[16,8] -> v29
+  // %2142 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6515,7 +6517,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %1702 = contract f64[16,8] -> v31
+  // %1665 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6524,7 +6526,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2158 = add f64[16,8] -> v32
+  // %2121 = add f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6535,7 +6537,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2423 = contract f64[16,8] -> v33
+  // %2386 = contract f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6544,7 +6546,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2425 = add f64[16,8] -> v34
+  // %2388 = add f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6554,7 +6556,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2426 = contract f64[16,8] -> v29
+  // %2389 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6563,14 +6565,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2633 = add f64[16,8] -> v35
+  // %2596 = add f64[16,8] -> v35
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v33[i0 * L + l] + v29[i0 * L + l];
     }
   }
-  // %2432 = add f64[16,8] -> v36
+  // %2395 = add f64[16,8] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6580,7 +6582,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2433 = contract f64[16,8] -> v30
+  // %2396 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6589,7 +6591,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2642 = add f64[16,8,8] -> a.W
+  // %2605 = add f64[16,8,8] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -6604,9 +6606,9 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2437 = contract f64[16,8] -> v35
-  // %1711 = contract f64[16,8] -> v37
-  // %2478 = contract f64[16,8] -> v38
+  // %2400 = contract f64[16,8] -> v35
+  // %1674 = contract f64[16,8] -> v37
+  // %2441 = contract f64[16,8] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6670,8 +6672,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2438 = contract f64[16] -> v14
-  // %2482 = contract f64[16] -> v15
+  // %2401 = contract f64[16] -> v14
+  // %2445 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6715,7 +6717,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2443 = contract f64[16] -> v21
+  // %2406 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6744,16 +6746,16 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2643 = sub f64[16] -> v22
+  // %2607 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (v14[i0 * L + l] * (T(h) * 0.5f)) - (v21[i0 * L + l] * (T(h) * 0.5f));
+      v22[i0 * L + l] = (v14[i0 * L + l] - v21[i0 * L + l]) * (T(h) * 0.5f);
     }
   }
-  // %2442 = contract f64[16,8] -> v17
-  // %2013 = contract f64[16,8] -> v24
-  // %2484 = contract f64[16,8] -> v39
+  // %2405 = contract f64[16,8] -> v17
+  // %1976 = contract f64[16,8] -> v24
+  // %2447 = contract f64[16,8] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6817,7 +6819,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2646 = sub f64[16,8] -> v40
+  // %2610 = sub f64[16,8] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6835,14 +6837,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v17[i0 * L + l] = 1.0f - square(v6[i0 * L + l]);
     }
   }
-  // %2453 = mul f64[16,8] -> v6
+  // %2416 = mul f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v33[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2457 = contract f64[16] -> v14
+  // %2420 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6878,28 +6880,28 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v21[i0 * L + l] = v20[i0 * L + l] * (1.0f - v20[i0 * L + l]);
     }
   }
-  // %2458 = mul f64[16] -> v20
+  // %2421 = mul f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %1709 = mul f64[16,8] -> v23
+  // %1672 = mul f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v31[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %2015 = sub f64[16,8] -> v7
+  // %1978 = sub f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v37[i0 * L + l] - v24[i0 * L + l];
     }
   }
-  // %2230 = contract f64[16] -> v14
+  // %2193 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6928,7 +6930,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2465 = mul f64[16,8] -> v24
+  // %2428 = mul f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6938,7 +6940,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %1706 = contract f64[16] -> v14
+  // %1669 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6967,14 +6969,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1707 = mul f64[16] -> v22
+  // %1670 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = v14[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
     }
   }
-  // %2473 = contract f64[16] -> v14
+  // %2436 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7003,16 +7005,16 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2474 = mul f64[16] -> v16
+  // %2437 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %2459 = contract f64[69] -> v7
-  // %1708 = contract f64[69] -> v8
-  // %2475 = contract f64[69] -> v19
+  // %2422 = contract f64[69] -> v7
+  // %1671 = contract f64[69] -> v8
+  // %2438 = contract f64[69] -> v19
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7082,8 +7084,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     v8[68 * L + l] = acc1_v[l];
     v19[68 * L + l] = acc2_v[l];
   }
-  // %2479 = contract f64[16] -> v14
-  // %2508 = contract f64[16] -> v21
+  // %2442 = contract f64[16] -> v14
+  // %2471 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7127,14 +7129,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2659 = sub f64[16] -> v18
+  // %2623 = sub f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = v14[i0 * L + l] - v15[i0 * L + l];
     }
   }
-  // %2662 = sub f64[16,8] -> v25
+  // %2626 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7146,8 +7148,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2647 = contract f64[16] -> v14
-  // %2663 = contract f64[16] -> v15
+  // %2611 = contract f64[16] -> v14
+  // %2627 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7191,17 +7193,17 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2650 = mul f64[16,8] -> v18
+  // %2614 = mul f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v18[(i0 * 8 + i1) * L + l] =
-            (v40[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
+            v10[(i0 * 8 + i1) * L + l] * (v40[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
       }
     }
   }
-  // %2666 = mul f64[16,8] -> v28
+  // %2630 = mul f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7211,9 +7213,9 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2651 = contract f64[16,69] -> v41
-  // %2466 = contract f64[16,69] -> v42
-  // %2667 = contract f64[16,69] -> v43
+  // %2615 = contract f64[16,69] -> v41
+  // %2429 = contract f64[16,69] -> v42
+  // %2631 = contract f64[16,69] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7297,16 +7299,16 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v43[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2476 = mul f64[16,8] -> v25
+  // %2439 = mul f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v29[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2454 = contract f64[16,69] -> v44
-  // %1710 = contract f64[16,69] -> v45
-  // %2477 = contract f64[16,69] -> v46
+  // %2417 = contract f64[16,69] -> v44
+  // %1673 = contract f64[16,69] -> v45
+  // %2440 = contract f64[16,69] -> v46
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7390,7 +7392,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v46[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2653 = reduce_sum f64[69] -> v17
+  // %2617 = reduce_sum f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7407,14 +7409,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v17[i0 * L + l] = acc_v[l];
     }
   }
-  // %2654 = add f64[69] -> v31
+  // %2618 = add f64[69] -> v31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v17[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %2468 = reduce_sum f64[69] -> v7
+  // %2431 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7431,14 +7433,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2469 = add f64[69] -> v17
+  // %2433 = mul f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v7[i0 * L + l] + v8[i0 * L + l];
+      v17[i0 * L + l] = (v7[i0 * L + l] + v8[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2669 = reduce_sum f64[69] -> v7
+  // %2633 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7455,14 +7457,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2670 = add f64[69] -> v8
+  // %2635 = mul f64[69] -> v8
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v19[i0 * L + l] + v7[i0 * L + l];
+      v8[i0 * L + l] = (v19[i0 * L + l] + v7[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2498 = contract f64[16] -> v14
+  // %2461 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7491,14 +7493,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2499 = mul f64[16] -> v15
+  // %2462 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
     }
   }
-  // %2500 = contract f64[69] -> v7
+  // %2463 = contract f64[69] -> v7
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7538,7 +7540,39 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v7[68 * L + l] = acc0_v[l];
   }
-  // %2504 = contract f64[16] -> v14
+  // %2466 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2467 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7567,46 +7601,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2674 = sub f64[16] -> v11
+  // %2639 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v14[i0 * L + l] * T(h)) - (v21[i0 * L + l] * T(h));
+      v19[i0 * L + l] = (v14[i0 * L + l] - v21[i0 * L + l]) * T(h);
     }
   }
-  // %2503 = contract f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2511 = contract f64[16,8] -> v26
+  // %2474 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7638,18 +7640,18 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2677 = sub f64[16,8] -> v27
+  // %2642 = sub f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v27[(i0 * 8 + i1) * L + l] =
-            ((v10[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) + v19[(i0 * 8 + i1) * L + l]) -
+            (v11[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * v19[i0 * L + l])) -
             v26[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2678 = contract f64[16] -> v14
+  // %2643 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7678,7 +7680,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2681 = mul f64[16,8] -> v10
+  // %2646 = mul f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7688,7 +7690,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2682 = contract f64[16,69] -> v41
+  // %2647 = contract f64[16,69] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7734,14 +7736,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v41[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2501 = mul f64[16,8] -> v11
+  // %2464 = mul f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v30[i0 * L + l];
     }
   }
-  // %2502 = contract f64[16,69] -> v42
+  // %2465 = contract f64[16,69] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7787,7 +7789,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v42[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2684 = reduce_sum f64[69] -> v9
+  // %2649 = reduce_sum f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7804,49 +7806,47 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %2685 = add f64[69] -> v12
+  // %2651 = mul f64[69] -> v12
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v7[i0 * L + l] + v9[i0 * L + l];
+      v12[i0 * L + l] = (v7[i0 * L + l] + v9[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2689 = mul f64[69] -> adj.ln.gain
+  // %2654 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = T(h) * ((((-((v2[i0 * L + l] * v31[i0 * L + l]) * 0.33333334f)) -
-                           (v4[i0 * L + l] * (v17[i0 * L + l] * 0.16666667f))) -
-                          (v2[i0 * L + l] * (v8[i0 * L + l] * 0.33333334f))) -
-                         (v0[i0 * L + l] * (v12[i0 * L + l] * 0.16666667f)));
+                           (v4[i0 * L + l] * v17[i0 * L + l])) -
+                          (v2[i0 * L + l] * v8[i0 * L + l])) -
+                         (v0[i0 * L + l] * v12[i0 * L + l]));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2701 = mul f64[69] -> adj.ln.bias
+  // %2659 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v12[i0 * L + l] + v17[i0 * L + l]) * 0.16666667f)) -
-                  ((v8[i0 * L + l] + v31[i0 * L + l]) * 0.33333334f)) *
-                 T(h);
+        sum[l] = T(h) * ((((-v17[i0 * L + l]) - (v31[i0 * L + l] * 0.33333334f)) - v8[i0 * L + l]) -
+                         v12[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2702 = add f64[16] -> v14
+  // %2661 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] =
-          (v20[i0 * L + l] * (T(h) * 0.33333334f)) + (v16[i0 * L + l] * (T(h) * 0.33333334f));
+      v14[i0 * L + l] = (v16[i0 * L + l] + v20[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %2705 = sub f64[16,69] -> adj.Wb
+  // %2664 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -7861,14 +7861,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2710 = add f64[16,8] -> v7
+  // %2669 = add f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v28[i0 * L + l] + v18[i0 * L + l];
     }
   }
-  // %2714 = sub f64[16,8,69] -> adj.Wk
+  // %2673 = sub f64[16,8,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -7885,14 +7885,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2715 = add f64[16,8] -> v7
+  // %2674 = add f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v6[i0 * L + l] + v25[i0 * L + l];
     }
   }
-  // %2719 = sub f64[16,8,69] -> adj.Wv
+  // %2678 = sub f64[16,8,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -7909,33 +7909,33 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %2118 = broadcast f64[16,8,69] -> adj.Wq
+  // %2081 = broadcast f64[16,8,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 8832; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2119 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2082 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2120 = broadcast f64[64,128] -> adj.ff.up.weight
+  // %2083 = broadcast f64[64,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2121 = broadcast f64[64] -> adj.ff.up.bias
+  // %2084 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2122 = broadcast f64[128,64] -> adj.ff.down.weight
+  // %2085 = broadcast f64[128,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2123 = broadcast f64[1,128] -> adj.out.weight
+  // %2086 = broadcast f64[1,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2124 = broadcast f64[1] -> adj.out.bias
+  // %2087 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 

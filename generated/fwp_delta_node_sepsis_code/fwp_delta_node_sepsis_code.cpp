@@ -4225,7 +4225,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_node_sepsis_code.field.step.rk4.vjp: 310 nodes
+  // fwp_delta_node_sepsis_code.field.step.rk4.vjp: 308 nodes
   for (int64_t p0 = 0; p0 < 11; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
@@ -5328,7 +5328,149 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = T(1) / std::sqrt((v26[l] * 0.0078125f) + 1e-05f);
   }
-  // %1910 = contract f64[16] -> v26
+  // %1125 = reduce_sum f64[] -> v26
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v5[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v26[l] = acc_v[l];
+  }
+  // %1130 = reduce_sum f64[] -> v30
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v26[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v30[l] = acc_v[l];
+  }
+  // %1134 = reciprocal f64[] -> v26
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v26[l] = T(1) / std::sqrt((v30[l] * 0.0078125f) + 1e-05f);
+  }
+  // %2138 = add f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v21[i0 * L + l] + v25[i0 * L + l];
+    }
+  }
+  // %1880 = contract f64[16,8] -> v5
+  // %2331 = contract f64[16,8] -> v20
+  // %1918 = contract f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v3[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v22[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v22[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %2215 = pad f64[16,17] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[(i0 * 17 + 16) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 17 + i1 + 8) * L + l] =
+            v3[(i0 * 8 + i1) * L + l] * (1.0f - square(v35[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %2324 = contract f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1) * L + l] =
+            (v36[(i0 * 8 + i1) * L + l] + v34[(i0 * 8 + i1) * L + l]) * v18[i0 * L + l];
+      }
+    }
+  }
+  // %1955 = contract f64[16] -> v30
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5340,48 +5482,45 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v34[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v34[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v34[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v34[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1913 = pad f64[16,17] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
+  // %1964 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 17 + 16) * L + l] = v26[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
+      v23[i0 * L + l] = v30[i0 * L + l] * ((v18[i0 * L + l] * (T(h) * 0.5f)) * v18[i0 * L + l]);
     }
   }
-  // %1207 = contract f64[16,8] -> v3
+  // %1952 = contract f64[16] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] = v19[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = (v18[i0 * L + l] * (v14[i0 * L + l] * T(h))) * v16[i0 * L + l];
     }
   }
-  // %1914 = contract f64[16] -> v26
+  // %1956 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v18[i0 * L + l] * v30[i0 * L + l];
+    }
+  }
+  // %1914 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5404,151 +5543,108 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1915 = contract f64[16] -> v30
+  // %1968 = contract f64[16] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v17[i0 * L + l] * v26[i0 * L + l];
+      v30[i0 * L + l] = v16[i0 * L + l] * ((v17[i0 * L + l] * (T(h) * 0.5f)) * v18[i0 * L + l]);
     }
   }
-  // %1926 = pad f64[16,17] -> v19
+  // %1946 = reduce_sum f64[16] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 17 + i1) * L + l] = 0.0f;
+        acc_v[l] = acc_v[l] + ((v28[(i0 * 8 + i1) * L + l] * v34[(i0 * 8 + i1) * L + l]) +
+                               (v24[(i0 * 8 + i1) * L + l] * v36[(i0 * 8 + i1) * L + l]));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1949 = pad f64[16,17] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 17 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 17 + 16) * L + l] = 0.0f;
+      v40[(i0 * 17 + 16) * L + l] = v32[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %1910 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 17 + i1 + 8) * L + l] =
-            (1.0f - square(v15[(i0 * 8 + i1) * L + l])) * v22[(i0 * 8 + i1) * L + l];
+        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
-  }
-  // %1080 = reduce_sum f64[] -> v20
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v7[i0 * L + l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc_v[l];
-  }
-  // %1085 = reduce_sum f64[] -> v31
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v20[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
-  }
-  // %1089 = reciprocal f64[] -> v7
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = T(1) / std::sqrt((v31[l] * 0.0078125f) + 1e-05f);
-  }
-  // %1125 = reduce_sum f64[] -> v20
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v5[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc_v[l];
-  }
-  // %1130 = reduce_sum f64[] -> v31
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v20[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v31[l] = acc_v[l];
-  }
-  // %1134 = reciprocal f64[] -> v5
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = T(1) / std::sqrt((v31[l] * 0.0078125f) + 1e-05f);
-  }
-  // %2341 = pad f64[16,17] -> v15
+  // %1913 = pad f64[16,17] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 17 + i1) * L + l] = 0.0f;
+        v41[(i0 * 17 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 17 + 16) * L + l] = 0.0f;
+      v41[(i0 * 17 + 16) * L + l] = v18[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
     }
   }
+  // %1207 = contract f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 17 + i1 + 8) * L + l] =
-            ((v24[(i0 * 8 + i1) * L + l] + v28[(i0 * 8 + i1) * L + l]) * v18[i0 * L + l]) *
-            (1.0f - square(v35[(i0 * 8 + i1) * L + l]));
+        v24[(i0 * 8 + i1) * L + l] = v19[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
       }
     }
   }
-  // %2323 = add f64[16,8] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] = (v34[(i0 * 8 + i1) * L + l] * v18[i0 * L + l]) +
-                                     (v36[(i0 * 8 + i1) * L + l] * v18[i0 * L + l]);
-      }
-    }
-  }
-  // %1875 = contract f64[16,8] -> v31
+  // %1875 = contract f64[16,8] -> v28
+  // %2325 = contract f64[16,8] -> v31
   // %1666 = contract f64[16,8] -> v32
-  // %2324 = contract f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5574,164 +5670,41 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
           acc4_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
                                v3[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v24[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v3[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v24[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v3[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v20[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v24[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v3[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v20[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v24[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
-        v33[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-        v33[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-        v33[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-        v33[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %1955 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v34[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v34[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v34[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v34[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1964 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v3[i0 * L + l] * ((v18[i0 * L + l] * (T(h) * 0.5f)) * v18[i0 * L + l]);
-    }
-  }
-  // %1952 = contract f64[16] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = (v18[i0 * L + l] * (v14[i0 * L + l] * T(h))) * v16[i0 * L + l];
-    }
-  }
-  // %1956 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v18[i0 * L + l] * v3[i0 * L + l];
-    }
-  }
-  // %2138 = add f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v21[i0 * L + l] + v25[i0 * L + l];
-    }
-  }
-  // %1880 = contract f64[16,8] -> v21
-  // %1918 = contract f64[16,8] -> v25
-  // %2330 = contract f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v3[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v3[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v32[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -5741,12 +5714,12 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3[(i0 * 8 + i1) * L + l] =
-            v31[(i0 * 8 + i1) * L + l] -
-            ((v10[(i0 * 8 + i1) * L + l] * v27[i0 * L + l]) + v21[(i0 * 8 + i1) * L + l]);
+            v28[(i0 * 8 + i1) * L + l] -
+            ((v10[(i0 * 8 + i1) * L + l] * v27[i0 * L + l]) + v5[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %1883 = contract f64[16] -> v16
+  // %1883 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5769,18 +5742,18 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1887 = pad f64[16,17] -> v40
+  // %1887 = pad f64[16,17] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 8; i1 < 17; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 17 + i1) * L + l] = 0.0f;
+        v12[(i0 * 17 + i1) * L + l] = 0.0f;
       }
     }
   }
@@ -5788,16 +5761,91 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 17 + i1) * L + l] =
-            (v3[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v9[(i0 * 8 + i1) * L + l];
+        v12[(i0 * 17 + i1) * L + l] =
+            (v3[(i0 * 8 + i1) * L + l] - v18[i0 * L + l]) * v9[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2200 = reshape f64[272] -> v41
+  // %2200 = reshape f64[272] -> v19
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v40[i0 * L + l] + (v37[i0 * L + l] + v38[i0 * L + l]);
+      v19[i0 * L + l] = v12[i0 * L + l] + (v37[i0 * L + l] + v38[i0 * L + l]);
+    }
+  }
+  // %2333 = sub f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1) * L + l] =
+            ((((v31[(i0 * 8 + i1) * L + l] - (v10[(i0 * 8 + i1) * L + l] * v23[i0 * L + l])) -
+               (v9[(i0 * 8 + i1) * L + l] * v25[i0 * L + l])) -
+              (v29[(i0 * 8 + i1) * L + l] * v14[i0 * L + l])) -
+             v20[(i0 * 8 + i1) * L + l]) -
+            (v11[(i0 * 8 + i1) * L + l] * v30[i0 * L + l]);
+      }
+    }
+  }
+  // %2334 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2338 = pad f64[16,17] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 8; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 17 + i1) * L + l] =
+            (v3[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %2341 = reshape f64[272] -> v10
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = (v39[i0 * L + l] + v9[i0 * L + l]) + v40[i0 * L + l];
+    }
+  }
+  // %1915 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v17[i0 * L + l] * v16[i0 * L + l];
     }
   }
   // %1919 = sub f64[16,8] -> v3
@@ -5806,12 +5854,12 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3[(i0 * 8 + i1) * L + l] =
-            (v32[(i0 * 8 + i1) * L + l] - (v29[(i0 * 8 + i1) * L + l] * v30[i0 * L + l])) -
-            v25[(i0 * 8 + i1) * L + l];
+            (v32[(i0 * 8 + i1) * L + l] - (v29[(i0 * 8 + i1) * L + l] * v14[i0 * L + l])) -
+            v21[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1920 = contract f64[16] -> v16
+  // %1920 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5834,88 +5882,13 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1924 = pad f64[16,17] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 8; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 17 + i1) * L + l] =
-            (v3[(i0 * 8 + i1) * L + l] - v16[i0 * L + l]) * v11[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1929 = reshape f64[272] -> v38
-  for (int64_t i0 = 0; i0 < 272; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v39[i0 * L + l] + (v37[i0 * L + l] + v19[i0 * L + l]);
-    }
-  }
-  // %1968 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v26[i0 * L + l] * ((v17[i0 * L + l] * (T(h) * 0.5f)) * v18[i0 * L + l]);
-    }
-  }
-  // %2332 = sub f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] =
-            ((((v33[(i0 * 8 + i1) * L + l] - (v10[(i0 * 8 + i1) * L + l] * v20[i0 * L + l])) -
-               (v9[(i0 * 8 + i1) * L + l] * v35[i0 * L + l])) -
-              (v29[(i0 * 8 + i1) * L + l] * v14[i0 * L + l])) -
-             v12[(i0 * 8 + i1) * L + l]) -
-            (v11[(i0 * 8 + i1) * L + l] * v16[i0 * L + l]);
-      }
-    }
-  }
-  // %2333 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v14[(i0 * 4) * L + l] = acc0_v[l];
       v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2337 = pad f64[16,17] -> v9
+  // %1924 = pad f64[16,17] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 8; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -5929,53 +5902,44 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v9[(i0 * 17 + i1) * L + l] =
-            (v3[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
+            (v3[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v11[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1946 = reduce_sum f64[16] -> v14
+  // %1926 = pad f64[16,17] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v28[(i0 * 8 + i1) * L + l] * v34[(i0 * 8 + i1) * L + l]) +
-                               (v24[(i0 * 8 + i1) * L + l] * v36[(i0 * 8 + i1) * L + l]));
+        v11[(i0 * 17 + i1) * L + l] = 0.0f;
       }
     }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc_v[l];
+      v11[(i0 * 17 + 16) * L + l] = 0.0f;
     }
   }
-  // %1949 = pad f64[16,17] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 17 + i1) * L + l] = 0.0f;
+        v11[(i0 * 17 + i1 + 8) * L + l] =
+            (1.0f - square(v15[(i0 * 8 + i1) * L + l])) * v22[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 17 + 16) * L + l] = v14[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
-    }
-  }
-  // %2344 = reshape f64[272] -> v11
+  // %1929 = reshape f64[272] -> v12
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v15[i0 * L + l] + v9[i0 * L + l]) + v10[i0 * L + l];
+      v12[i0 * L + l] = v41[i0 * L + l] + (v9[i0 * L + l] + v11[i0 * L + l]);
     }
   }
   // %2201 = contract f64[128] -> v3
+  // %2342 = contract f64[128] -> v5
   // %1930 = contract f64[128] -> v20
-  // %2345 = contract f64[128] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5995,18 +5959,18 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 272; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v41[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v38[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v11[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v38[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v11[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v38[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v11[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v41[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v38[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v11[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v19[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v10[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v12[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v10[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v12[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v10[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v12[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v10[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v12[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6015,21 +5979,21 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v20[(i0 * 4) * L + l] = acc4_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v21[(i0 * 4) * L + l] = acc8_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v5[(i0 * 4) * L + l] = acc4_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v20[(i0 * 4) * L + l] = acc8_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %2202 = mul f64[128] -> v22
+  // %2202 = mul f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = proj_norm_gain[i0] * v3[i0 * L + l];
+      v21[i0 * L + l] = proj_norm_gain[i0] * v3[i0 * L + l];
     }
   }
   // %2203 = reduce_sum f64[] -> v14
@@ -6040,7 +6004,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v22[i0 * L + l];
+      acc_v[l] = acc_v[l] + v21[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -6055,27 +6019,72 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v0[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v0[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v16[l] = acc0_v[l];
   }
-  // %2212 = mul f64[128] -> v23
+  // %2212 = mul f64[128] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] =
-          ((v22[i0 * L + l] - (v14[l] * 0.0078125f)) - ((v16[l] * 0.0078125f) * v0[i0 * L + l])) *
+      v22[i0 * L + l] =
+          ((v21[i0 * L + l] - (v14[l] * 0.0078125f)) - ((v16[l] * 0.0078125f) * v0[i0 * L + l])) *
           v13[l];
     }
   }
-  // %1931 = mul f64[128] -> v22
+  // %2343 = mul f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v20[i0 * L + l] * proj_norm_gain[i0];
+      v21[i0 * L + l] = v5[i0 * L + l] * proj_norm_gain[i0];
+    }
+  }
+  // %2344 = reduce_sum f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v21[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc_v[l];
+  }
+  // %2348 = contract f64[] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v1[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc0_v[l];
+  }
+  // %2353 = mul f64[128] -> v23
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v26[l] * ((v21[i0 * L + l] - (v13[l] * 0.0078125f)) -
+                                  ((v14[l] * 0.0078125f) * v1[i0 * L + l]));
+    }
+  }
+  // %1931 = mul f64[128] -> v21
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v20[i0 * L + l] * proj_norm_gain[i0];
     }
   }
   // %1932 = reduce_sum f64[] -> v13
@@ -6086,7 +6095,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v22[i0 * L + l];
+      acc_v[l] = acc_v[l] + v21[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -6101,30 +6110,14 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v21[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = acc0_v[l];
   }
-  // %1941 = mul f64[128] -> v24
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] =
-          ((v22[i0 * L + l] - (v13[l] * 0.0078125f)) - ((v14[l] * 0.0078125f) * v2[i0 * L + l])) *
-          v7[l];
-    }
-  }
-  // %2346 = mul f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = proj_norm_gain[i0] * v21[i0 * L + l];
-    }
-  }
-  // %2347 = reduce_sum f64[] -> v13
+  // %1080 = reduce_sum f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6137,148 +6130,107 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc_v[l];
+    v16[l] = acc_v[l];
   }
-  // %2351 = contract f64[] -> v14
+  // %1085 = reduce_sum f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
+    acc_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v16[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc0_v[l];
+    v17[l] = acc_v[l];
   }
-  // %2356 = mul f64[128] -> v22
+  // %1089 = reciprocal f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = T(1) / std::sqrt((v17[l] * 0.0078125f) + 1e-05f);
+  }
+  // %1941 = mul f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v5[l] * ((v7[i0 * L + l] - (v13[l] * 0.0078125f)) -
-                                 (v1[i0 * L + l] * (v14[l] * 0.0078125f)));
+      v7[i0 * L + l] =
+          ((v21[i0 * L + l] - (v13[l] * 0.0078125f)) - ((v14[l] * 0.0078125f) * v2[i0 * L + l])) *
+          v16[l];
     }
   }
-  // %2359 = add f64[128,69] -> d.proj.weight
+  // %2356 = add f64[128,69] -> d.proj.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (u_stages[(i1 + 228) * L + l] * v23[i0 * L + l]) +
-                   ((u_stages[i1 * L + l] * v24[i0 * L + l]) +
-                    (v22[i0 * L + l] * u_stages[(i1 + 76) * L + l]));
+          sum[l] = (u_stages[(i1 + 228) * L + l] * v22[i0 * L + l]) +
+                   ((v23[i0 * L + l] * u_stages[(i1 + 76) * L + l]) +
+                    (u_stages[i1 * L + l] * v7[i0 * L + l]));
         }
         theta_bar_proj_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2361 = add f64[128] -> d.proj.bias
+  // %2358 = add f64[128] -> d.proj.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v23[i0 * L + l] + (v22[i0 * L + l] + v24[i0 * L + l]);
+        sum[l] = v22[i0 * L + l] + (v23[i0 * L + l] + v7[i0 * L + l]);
       }
       theta_bar_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2364 = add f64[128] -> d.proj_norm.gain
+  // %2361 = add f64[128] -> d.proj_norm.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v1[i0 * L + l] * v21[i0 * L + l]) + (v20[i0 * L + l] * v2[i0 * L + l])) +
-                 (v3[i0 * L + l] * v0[i0 * L + l]);
+        sum[l] = (v3[i0 * L + l] * v0[i0 * L + l]) +
+                 ((v1[i0 * L + l] * v5[i0 * L + l]) + (v20[i0 * L + l] * v2[i0 * L + l]));
       }
       theta_bar_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2369 = add f64[272] -> v9
-  for (int64_t i0 = 0; i0 < 272; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (v11[i0 * L + l] + v38[i0 * L + l]) + v41[i0 * L + l];
+  // %2363 = add f64[128] -> d.proj_norm.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (v20[i0 * L + l] + v5[i0 * L + l]) + v3[i0 * L + l];
+      }
+      theta_bar_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2370 = contract f64[128] -> d.proj_norm.bias
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 272; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc0_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc1_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 1] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc2_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 2] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc3_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 3] += lane_sum<L>(sum);
-    }
-  }
-  // %2373 = add f64[272,128] -> d.kvb.weight
+  // %2366 = add f64[272,128] -> d.kvb.weight
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v4[i1 * L + l] * v41[i0 * L + l]) +
-                   ((v11[i0 * L + l] * v6[i1 * L + l]) + (v8[i1 * L + l] * v38[i0 * L + l]));
+          sum[l] = ((v8[i1 * L + l] * v12[i0 * L + l]) + (v6[i1 * L + l] * v10[i0 * L + l])) +
+                   (v4[i1 * L + l] * v19[i0 * L + l]);
         }
         theta_bar_kvb_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // output d.kvb.bias = %2369
+  // %2368 = add f64[272] -> d.kvb.bias
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v9[i0 * L + l];
+        sum[l] = (v12[i0 * L + l] + v10[i0 * L + l]) + v19[i0 * L + l];
       }
       theta_bar_kvb_bias[i0] += lane_sum<L>(sum);
     }
@@ -6296,10 +6248,10 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       for (int64_t i1 = 0; i1 < 128; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v24[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v24[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v24[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v24[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6317,54 +6269,14 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v24[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v7[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
-    // %2374 = contract f64[69] -> d.x@1
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 128; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 76) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 77) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 78) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 79) * L + l] += acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 128; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v22[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      u_stages_bar[144 * L + l] += acc0_v[l];
-    }
-    // %2249 = contract f64[69] -> d.x@2
+    // %2369 = contract f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6384,6 +6296,46 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 * 4 + 76) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 4 + 77) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 4 + 78) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 4 + 79) * L + l] += acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v23[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[144 * L + l] += acc0_v[l];
+    }
+    // %2249 = contract f64[69] -> d.x@2
+    for (int64_t i0 = 0; i0 < 17; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 128; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 * 4 + 228) * L + l] += acc0_v[l];
         u_stages_bar[(i0 * 4 + 229) * L + l] += acc1_v[l];
         u_stages_bar[(i0 * 4 + 230) * L + l] += acc2_v[l];
@@ -6397,7 +6349,7 @@ extern "C" void fwp_delta_node_sepsis_code_step_vjp(const void* /*ctx*/, double 
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v23[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v22[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6482,13 +6434,15 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135936);
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140032);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144128);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148224);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144640);
   T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148736);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157440);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157952);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166656);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167168);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171264);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 149248);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 149760);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150272);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154368);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158464);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167168);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 175872);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -6511,7 +6465,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i = 0; i < 44304; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_node_sepsis_code.field.adjoint.step.rk4: 389 nodes
+  // fwp_delta_node_sepsis_code.field.adjoint.step.rk4: 382 nodes
   // %970 = contract f64[128] -> v0
   // %939 = contract f64[128] -> v1
   // %911 = contract f64[128] -> v2
@@ -7190,9 +7144,9 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %2375 = contract f64[16,8] -> v21
-  // %2988 = contract f64[16,8] -> v28
-  // %3024 = contract f64[16,8] -> v29
+  // %2370 = contract f64[16,8] -> v21
+  // %2983 = contract f64[16,8] -> v28
+  // %3019 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7256,7 +7210,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %2989 = add f64[16,8] -> v30
+  // %2984 = add f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7266,7 +7220,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3183 = add f64[16,8] -> v31
+  // %3178 = add f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7276,7 +7230,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3247 = add f64[16,8] -> v28
+  // %3242 = add f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7286,7 +7240,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3429 = contract f64[16,8] -> v19
+  // %3424 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7296,7 +7250,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3038 = contract f64[16,8] -> v29
+  // %3033 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7306,14 +7260,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4061 = add f64[16,8] -> v15
+  // %4056 = add f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v31[i0 * L + l] + v30[i0 * L + l];
     }
   }
-  // %4065 = add f64[16,8,8] -> a.W
+  // %4060 = add f64[16,8,8] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -7328,195 +7282,8 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3434 = contract f64[16] -> v24
-  // %3115 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v19[(i0 * 4) * L + l] = acc4_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %1768 = contract f64[16] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = (v20[i0 * L + l] * (T(h) * 0.5f)) * v25[i0 * L + l];
-    }
-  }
-  // %3054 = contract f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4066 = sub f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (v24[i0 * L + l] * v29[i0 * L + l]) - (v12[i0 * L + l] * v29[i0 * L + l]);
-    }
-  }
-  // %1962 = contract f64[16,8] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1) * L + l] = v17[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %3057 = contract f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %1105 = sub f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
-    }
-  }
-  // %3838 = pad f64[16,17] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 17 + 16) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 17 + i1 + 8) * L + l] = v32[(i0 * 8 + i1) * L + l] * v12[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %3448 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1112 = mul f64[16,1] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v25[i0 * L + l] * (1.0f - v25[i0 * L + l]);
-    }
-  }
-  // %3451 = pad f64[16,17] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 17 + 16) * L + l] = v24[i0 * L + l] * v33[i0 * L + l];
-    }
-  }
-  // %3489 = contract f64[16] -> v24
-  // %3498 = contract f64[16] -> v35
+  // %3484 = contract f64[16] -> v24
+  // %3493 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7554,45 +7321,36 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v35[(i0 * 4) * L + l] = acc4_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc4_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %3492 = pad f64[16,17] -> v36
+  // %1112 = mul f64[16,1] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v25[i0 * L + l] * (1.0f - v25[i0 * L + l]);
+    }
+  }
+  // %3487 = pad f64[16,17] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 17 + i1) * L + l] = 0.0f;
+        v12[(i0 * 17 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 17 + 16) * L + l] = v24[i0 * L + l] * v33[i0 * L + l];
+      v12[(i0 * 17 + 16) * L + l] = v24[i0 * L + l] * v29[i0 * L + l];
     }
   }
-  // %3496 = contract f64[16,8] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %1759 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = (v25[i0 * L + l] * (T(h) * 0.5f)) * v25[i0 * L + l];
-    }
-  }
-  // %3502 = contract f64[16] -> v33
-  // %3537 = contract f64[16] -> v37
+  // %3497 = contract f64[16] -> v24
+  // %3532 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7626,33 +7384,173 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v37[(i0 * 4) * L + l] = acc4_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %4092 = sub f64[16] -> v17
+  // %4089 = contract f64[16] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v24[i0 * L + l] * v35[i0 * L + l]) - (v24[i0 * L + l] * v33[i0 * L + l]);
+      v32[i0 * L + l] = ((v25[i0 * L + l] * (T(h) * 0.5f)) * v25[i0 * L + l]) *
+                        (v19[i0 * L + l] - v24[i0 * L + l]);
     }
   }
-  // %3187 = contract f64[16,8] -> v38
+  // %3491 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
+        v19[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
       }
     }
   }
-  // %3857 = pad f64[16,17] -> v39
+  // %3182 = contract f64[16,8] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
+      }
+    }
+  }
+  // %1105 = sub f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
+    }
+  }
+  // %3852 = pad f64[16,17] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 17 + 16) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 17 + i1 + 8) * L + l] = v33[(i0 * 8 + i1) * L + l] * v31[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %3429 = contract f64[16] -> v24
+  // %3110 = contract f64[16] -> v34
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc4_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %3049 = contract f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4062 = contract f64[16] -> v36
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = (v24[i0 * L + l] - v35[i0 * L + l]) *
+                        ((v20[i0 * L + l] * (T(h) * 0.5f)) * v25[i0 * L + l]);
+    }
+  }
+  // %1962 = contract f64[16,8] -> v37
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 8 + i1) * L + l] = v17[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
+      }
+    }
+  }
+  // %3052 = contract f64[16,8] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
+      }
+    }
+  }
+  // %3833 = pad f64[16,17] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7671,8 +7569,52 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 17 + i1 + 8) * L + l] = v38[(i0 * 8 + i1) * L + l] * v32[(i0 * 8 + i1) * L + l];
+        v39[(i0 * 17 + i1 + 8) * L + l] = v31[(i0 * 8 + i1) * L + l] * v38[(i0 * 8 + i1) * L + l];
       }
+    }
+  }
+  // %3443 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3446 = pad f64[16,17] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 17 + 16) * L + l] = v24[i0 * L + l] * v29[i0 * L + l];
     }
   }
   // %1125 = reduce_sum f64[] -> v13
@@ -7725,7 +7667,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v24[l] = acc_v[l];
   }
-  // %1085 = reduce_sum f64[] -> v33
+  // %1085 = reduce_sum f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7738,12 +7680,12 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v33[l] = acc_v[l];
+    v35[l] = acc_v[l];
   }
-  // %3166 = mul f64[] -> v24
+  // %3161 = mul f64[] -> v24
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[l] = (T(1) / std::sqrt((v33[l] * 0.0078125f) + 1e-05f)) * 0.16666667f;
+    v24[l] = (T(1) / std::sqrt((v35[l] * 0.0078125f) + 1e-05f)) * 0.16666667f;
   }
   // %929 = mul f64[16,8] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -7754,9 +7696,9 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3433 = contract f64[16,8] -> v7
-  // %3497 = contract f64[16,8] -> v22
-  // %2386 = contract f64[16,8] -> v31
+  // %3492 = contract f64[16,8] -> v7
+  // %3428 = contract f64[16,8] -> v22
+  // %2381 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7777,28 +7719,28 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v29[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v19[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v30[(i0 * 8 + i2) * L + l],
+          acc4_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v37[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
           acc8_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v5[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v37[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v5[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v37[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                 v5[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v37[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                 v5[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
@@ -7813,14 +7755,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
         v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
         v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %2376 = mul f64[16,8] -> v5
+  // %2371 = mul f64[16,8] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7829,9 +7771,9 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3058 = contract f64[16,8] -> v21
-  // %3188 = contract f64[16,8] -> v29
-  // %2790 = contract f64[16,8] -> v30
+  // %3183 = contract f64[16,8] -> v19
+  // %3053 = contract f64[16,8] -> v21
+  // %2785 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7853,25 +7795,25 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v33[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
                                v38[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v5[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v33[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v38[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v5[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v33[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v38[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                 v5[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v33[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v38[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
@@ -7880,14 +7822,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v29[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
         v30[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
         v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
         v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
@@ -7895,30 +7837,18 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %4069 = sub f64[16,8] -> v32
+  // %4092 = sub f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] =
-            ((v18[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) + v7[(i0 * 8 + i1) * L + l]) -
-            v21[(i0 * 8 + i1) * L + l];
+        v31[(i0 * 8 + i1) * L + l] =
+            ((v16[(i0 * 8 + i1) * L + l] * v32[i0 * L + l]) + v7[(i0 * 8 + i1) * L + l]) -
+            v19[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %4095 = sub f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] =
-            (v22[(i0 * 8 + i1) * L + l] + (v16[(i0 * 8 + i1) * L + l] * v17[i0 * L + l])) -
-            v29[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %4070 = contract f64[16] -> v33
-  // %4096 = contract f64[16] -> v35
+  // %4093 = contract f64[16] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7926,48 +7856,33 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v35[(i0 * 4) * L + l] = acc4_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4074 = pad f64[16,17] -> v12
+  // %4097 = pad f64[16,17] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 8; i1 < 17; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 17 + i1) * L + l] = 0.0f;
+        v40[(i0 * 17 + i1) * L + l] = 0.0f;
       }
     }
   }
@@ -7975,19 +7890,59 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 17 + i1) * L + l] =
-            (v32[(i0 * 8 + i1) * L + l] - v33[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
+        v40[(i0 * 17 + i1) * L + l] =
+            v16[(i0 * 8 + i1) * L + l] * (v31[(i0 * 8 + i1) * L + l] - v32[i0 * L + l]);
       }
     }
   }
-  // %4077 = reshape f64[272] -> v15
+  // %4100 = reshape f64[272] -> v41
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (v12[i0 * L + l] + v10[i0 * L + l]) + v34[i0 * L + l];
+      v41[i0 * L + l] = v12[i0 * L + l] + (v40[i0 * L + l] + v10[i0 * L + l]);
     }
   }
-  // %4100 = pad f64[16,17] -> v10
+  // %4065 = sub f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] =
+            ((v18[(i0 * 8 + i1) * L + l] * v36[i0 * L + l]) + v22[(i0 * 8 + i1) * L + l]) -
+            v21[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4066 = contract f64[16] -> v32
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4070 = pad f64[16,17] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 8; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8001,25 +7956,25 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 17 + i1) * L + l] =
-            (v7[(i0 * 8 + i1) * L + l] - v35[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
+            v16[(i0 * 8 + i1) * L + l] * (v7[(i0 * 8 + i1) * L + l] - v32[i0 * L + l]);
       }
     }
   }
-  // %4103 = reshape f64[272] -> v12
+  // %4073 = reshape f64[272] -> v12
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v36[i0 * L + l] + (v10[i0 * L + l] + v39[i0 * L + l]);
+      v12[i0 * L + l] = (v10[i0 * L + l] + v39[i0 * L + l]) + v17[i0 * L + l];
     }
   }
-  // %2792 = sub f64[16,8] -> v7
+  // %2787 = sub f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v31[i0 * L + l] - v30[i0 * L + l];
+      v7[i0 * L + l] = v29[i0 * L + l] - v30[i0 * L + l];
     }
   }
-  // %3122 = contract f64[16] -> v33
+  // %3117 = contract f64[16] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8042,13 +7997,13 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3472 = pad f64[16,17] -> v10
+  // %3467 = pad f64[16,17] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 8; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8062,11 +8017,11 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 17 + i1) * L + l] =
-            (v7[(i0 * 8 + i1) * L + l] - v33[i0 * L + l]) * v18[(i0 * 8 + i1) * L + l];
+            (v7[(i0 * 8 + i1) * L + l] - v32[i0 * L + l]) * v18[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2395 = pad f64[16,17] -> v17
+  // %2390 = pad f64[16,17] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -8090,7 +8045,7 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %3469 = pad f64[16,17] -> v11
+  // %3464 = pad f64[16,17] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
@@ -8102,19 +8057,19 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 17 + 16) * L + l] = v19[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
+      v11[(i0 * 17 + 16) * L + l] = v34[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
     }
   }
-  // %3475 = reshape f64[272] -> v34
+  // %3470 = reshape f64[272] -> v39
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = (v10[i0 * L + l] + v17[i0 * L + l]) + v11[i0 * L + l];
+      v39[i0 * L + l] = (v10[i0 * L + l] + v17[i0 * L + l]) + v11[i0 * L + l];
     }
   }
-  // %4078 = contract f64[128] -> v5
-  // %4104 = contract f64[128] -> v7
-  // %3476 = contract f64[128] -> v18
+  // %4101 = contract f64[128] -> v5
+  // %4074 = contract f64[128] -> v7
+  // %3471 = contract f64[128] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8134,18 +8089,18 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 272; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v41[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v12[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v34[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v41[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v12[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v34[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v41[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v12[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v34[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v41[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v12[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v34[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8164,14 +8119,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %4079 = mul f64[128] -> v19
+  // %4102 = mul f64[128] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = proj_norm_gain[i0] * v5[i0 * L + l];
+      v19[i0 * L + l] = v5[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %4080 = reduce_sum f64[] -> v33
+  // %4103 = reduce_sum f64[] -> v32
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8184,17 +8139,17 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v33[l] = acc_v[l];
+    v32[l] = acc_v[l];
   }
-  // %4105 = mul f64[128] -> v20
+  // %4075 = mul f64[128] -> v20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = proj_norm_gain[i0] * v7[i0 * L + l];
+      v20[i0 * L + l] = v7[i0 * L + l] * proj_norm_gain[i0];
     }
   }
-  // %4084 = contract f64[] -> v35
-  // %4110 = contract f64[] -> v21
+  // %4107 = contract f64[] -> v34
+  // %4080 = contract f64[] -> v35
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8209,18 +8164,10 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v35[l] = acc0_v[l];
-    v21[l] = acc1_v[l];
+    v34[l] = acc0_v[l];
+    v35[l] = acc1_v[l];
   }
-  // %4088 = sub f64[128] -> v22
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] =
-          (v19[i0 * L + l] - (v33[l] * 0.0078125f)) - (v1[i0 * L + l] * (v35[l] * 0.0078125f));
-    }
-  }
-  // %4106 = reduce_sum f64[] -> v33
+  // %4076 = reduce_sum f64[] -> v36
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8233,31 +8180,25 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v33[l] = acc_v[l];
+    v36[l] = acc_v[l];
   }
-  // %4114 = sub f64[128] -> v19
+  // %4114 = add f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] =
-          (v20[i0 * L + l] - (v33[l] * 0.0078125f)) - (v1[i0 * L + l] * (v21[l] * 0.0078125f));
+      v21[i0 * L + l] =
+          ((v19[i0 * L + l] - (v32[l] * 0.0078125f)) - (v1[i0 * L + l] * (v34[l] * 0.0078125f))) +
+          ((v20[i0 * L + l] - (v36[l] * 0.0078125f)) - (v1[i0 * L + l] * (v35[l] * 0.0078125f)));
     }
   }
-  // %4117 = add f64[128] -> v20
+  // %3472 = mul f64[128] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v22[i0 * L + l] + v19[i0 * L + l];
+      v19[i0 * L + l] = proj_norm_gain[i0] * v18[i0 * L + l];
     }
   }
-  // %3477 = mul f64[128] -> v21
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = proj_norm_gain[i0] * v18[i0 * L + l];
-    }
-  }
-  // %3478 = reduce_sum f64[] -> v33
+  // %3473 = reduce_sum f64[] -> v32
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8265,14 +8206,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v21[i0 * L + l];
+      acc_v[l] = acc_v[l] + v19[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v33[l] = acc_v[l];
+    v32[l] = acc_v[l];
   }
-  // %3482 = contract f64[] -> v35
+  // %3477 = contract f64[] -> v34
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8280,23 +8221,91 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v2[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v2[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v35[l] = acc0_v[l];
+    v34[l] = acc0_v[l];
   }
-  // %3486 = sub f64[128] -> v29
+  // %3481 = sub f64[128] -> v20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] =
-          (v21[i0 * L + l] - (v33[l] * 0.0078125f)) - ((v35[l] * 0.0078125f) * v2[i0 * L + l]);
+      v20[i0 * L + l] =
+          (v19[i0 * L + l] - (v32[l] * 0.0078125f)) - ((v34[l] * 0.0078125f) * v2[i0 * L + l]);
     }
   }
-  // %3528 = contract f64[16] -> v33
-  // %3541 = contract f64[16] -> v35
+  // %1178 = reduce_sum f64[] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v3[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[l] = acc_v[l];
+  }
+  // %1183 = reduce_sum f64[] -> v34
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v32[l] * 0.0078125f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v34[l] = acc_v[l];
+  }
+  // %3291 = mul f64[] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v32[l] = (T(1) / std::sqrt((v34[l] * 0.0078125f) + 1e-05f)) * 0.16666667f;
+  }
+  // %3246 = contract f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
+      }
+    }
+  }
+  // %3870 = pad f64[16,17] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 17 + 16) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 17 + i1 + 8) * L + l] =
+            (1.0f - square(v14[(i0 * 8 + i1) * L + l])) * v3[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %3536 = contract f64[16] -> v34
+  // %3523 = contract f64[16] -> v35
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8312,59 +8321,52 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v35[(i0 * 4) * L + l] = acc4_v[l];
       v35[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v35[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v35[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %3531 = pad f64[16,17] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 17 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
+  // %4119 = contract f64[16] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 17 + 16) * L + l] = v33[i0 * L + l] * (v23[i0 * L + l] * (1.0f - v23[i0 * L + l]));
+      v36[i0 * L + l] =
+          (v15[i0 * L + l] - v34[i0 * L + l]) * ((v25[i0 * L + l] * T(h)) * v23[i0 * L + l]);
     }
   }
-  // %3535 = contract f64[16,8] -> v21
+  // %3530 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1) * L + l] = v27[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
+        v14[(i0 * 8 + i1) * L + l] = v27[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
       }
     }
   }
-  // %3536 = contract f64[16,8] -> v26
+  // %3531 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8377,49 +8379,26 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v21[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v14[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1593 = contract f64[16] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = (v25[i0 * L + l] * T(h)) * v23[i0 * L + l];
-    }
-  }
-  // %4121 = sub f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (v37[i0 * L + l] * v33[i0 * L + l]) - (v35[i0 * L + l] * v33[i0 * L + l]);
-    }
-  }
-  // %3251 = contract f64[16,8] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
-      }
-    }
-  }
-  // %3252 = contract f64[16,8] -> v27
+  // %3247 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8432,37 +8411,37 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v3[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %4124 = sub f64[16,8] -> v28
+  // %4122 = sub f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] =
-            (v26[(i0 * 8 + i1) * L + l] + (v16[(i0 * 8 + i1) * L + l] * v25[i0 * L + l])) -
-            v27[(i0 * 8 + i1) * L + l];
+        v3[(i0 * 8 + i1) * L + l] =
+            ((v16[(i0 * 8 + i1) * L + l] * v36[i0 * L + l]) + v19[(i0 * 8 + i1) * L + l]) -
+            v14[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %4125 = contract f64[16] -> v23
+  // %4123 = contract f64[16] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8474,24 +8453,24 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4129 = pad f64[16,17] -> v11
+  // %4127 = pad f64[16,17] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 8; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8505,13 +8484,13 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 17 + i1) * L + l] =
-            v9[(i0 * 8 + i1) * L + l] * (v28[(i0 * 8 + i1) * L + l] - v23[i0 * L + l]);
+            v9[(i0 * 8 + i1) * L + l] * (v3[(i0 * 8 + i1) * L + l] - v25[i0 * L + l]);
       }
     }
   }
-  // %3875 = pad f64[16,17] -> v9
+  // %3526 = pad f64[16,17] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v9[(i0 * 17 + i1) * L + l] = 0.0f;
@@ -8521,26 +8500,17 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 17 + 16) * L + l] = 0.0f;
+      v9[(i0 * 17 + 16) * L + l] = v35[i0 * L + l] * (v23[i0 * L + l] * (1.0f - v23[i0 * L + l]));
     }
   }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 17 + i1 + 8) * L + l] =
-            (1.0f - square(v14[(i0 * 8 + i1) * L + l])) * v21[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %4132 = reshape f64[272] -> v17
+  // %4130 = reshape f64[272] -> v15
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v10[i0 * L + l] + (v11[i0 * L + l] + v9[i0 * L + l]);
+      v15[i0 * L + l] = (v10[i0 * L + l] + v11[i0 * L + l]) + v9[i0 * L + l];
     }
   }
-  // %4133 = contract f64[128] -> v14
+  // %4131 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8552,28 +8522,28 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 272; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4134 = mul f64[128] -> v16
+  // %4132 = mul f64[128] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v14[i0 * L + l] * proj_norm_gain[i0];
+      v14[i0 * L + l] = proj_norm_gain[i0] * v3[i0 * L + l];
     }
   }
-  // %4135 = reduce_sum f64[] -> v23
+  // %4133 = reduce_sum f64[] -> v23
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8581,14 +8551,14 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v16[i0 * L + l];
+      acc_v[l] = acc_v[l] + v14[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v23[l] = acc_v[l];
   }
-  // %4139 = contract f64[] -> v25
+  // %4137 = contract f64[] -> v25
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8596,122 +8566,112 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v0[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v25[l] = acc0_v[l];
   }
-  // %4143 = sub f64[128] -> v21
+  // %4141 = sub f64[128] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] =
-          (v16[i0 * L + l] - (v23[l] * 0.0078125f)) - (v0[i0 * L + l] * (v25[l] * 0.0078125f));
+      v16[i0 * L + l] =
+          (v14[i0 * L + l] - (v23[l] * 0.0078125f)) - ((v25[l] * 0.0078125f) * v0[i0 * L + l]);
     }
   }
-  // %1178 = reduce_sum f64[] -> v23
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v3[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v23[l] = acc_v[l];
-  }
-  // %1183 = reduce_sum f64[] -> v25
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v23[l] * 0.0078125f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v25[l] = acc_v[l];
-  }
-  // %3296 = mul f64[] -> v23
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v23[l] = (T(1) / std::sqrt((v25[l] * 0.0078125f) + 1e-05f)) * 0.16666667f;
-  }
-  // %4145 = sub f64[128,69] -> adj.proj.weight
+  // %4143 = sub f64[128,69] -> adj.proj.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((-(v20[i0 * L + l] *
+          sum[l] = ((-(v21[i0 * L + l] *
                        (u_stages[(i1 + 76) * L + l] * ((v13[l] * 0.33333334f) * T(h))))) -
-                    ((u_stages[i1 * L + l] * (v24[l] * T(h))) * v29[i0 * L + l])) -
-                   (v21[i0 * L + l] * (u_stages[(i1 + 228) * L + l] * (T(h) * v23[l])));
+                    ((u_stages[i1 * L + l] * (v24[l] * T(h))) * v20[i0 * L + l])) -
+                   ((u_stages[(i1 + 228) * L + l] * (T(h) * v32[l])) * v16[i0 * L + l]);
         }
         dtheta_proj_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %4157 = mul f64[128] -> adj.proj.bias
+  // %4155 = mul f64[128] -> adj.proj.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-(v29[i0 * L + l] * v24[l])) -
-                   (((v13[l] * v19[i0 * L + l]) + (v13[l] * v22[i0 * L + l])) * 0.33333334f)) -
-                  (v21[i0 * L + l] * v23[l])) *
+        sum[l] = (((-(v20[i0 * L + l] * v24[l])) - ((v21[i0 * L + l] * v13[l]) * 0.33333334f)) -
+                  (v16[i0 * L + l] * v32[l])) *
                  T(h);
       }
       dtheta_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4167 = mul f64[128] -> adj.proj_norm.gain
+  // %3573 = mul f64[128] -> v14
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v18[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %4156 = mul f64[128] -> v16
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v7[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %4159 = mul f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v5[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %4162 = mul f64[128] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v3[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %4165 = mul f64[128] -> adj.proj_norm.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-((v18[i0 * L + l] * 0.16666667f) * v2[i0 * L + l])) -
-                    ((v5[i0 * L + l] * 0.33333334f) * v1[i0 * L + l])) -
-                   (v1[i0 * L + l] * (v7[i0 * L + l] * 0.33333334f))) -
-                  ((v14[i0 * L + l] * 0.16666667f) * v0[i0 * L + l])) *
+        sum[l] = ((((-(v14[i0 * L + l] * v2[i0 * L + l])) - (v16[i0 * L + l] * v1[i0 * L + l])) -
+                   (v1[i0 * L + l] * v7[i0 * L + l])) -
+                  (v5[i0 * L + l] * v0[i0 * L + l])) *
                  T(h);
       }
       dtheta_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %4179 = mul f64[128] -> adj.proj_norm.bias
+  // %4170 = mul f64[128] -> adj.proj_norm.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v5[i0 * L + l] + v7[i0 * L + l]) * 0.33333334f)) -
-                  ((v14[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] =
+            ((((-v16[i0 * L + l]) - v14[i0 * L + l]) - v7[i0 * L + l]) - v5[i0 * L + l]) * T(h);
       }
       dtheta_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4185 = add f64[272] -> v9
+  // %4176 = add f64[272] -> v9
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v12[i0 * L + l] + v15[i0 * L + l];
+      v9[i0 * L + l] = v41[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %4190 = sub f64[272,128] -> adj.kvb.weight
+  // %4181 = sub f64[272,128] -> adj.kvb.weight
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -8719,32 +8679,32 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = ((-(v9[i0 * L + l] * (v6[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                    (v34[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                   (v17[i0 * L + l] * (v4[i1 * L + l] * (T(h) * 0.16666667f)));
+                    (v39[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                   ((v4[i1 * L + l] * (T(h) * 0.16666667f)) * v15[i0 * L + l]);
         }
         dtheta_kvb_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %4204 = mul f64[272] -> adj.kvb.bias
+  // %4195 = mul f64[272] -> adj.kvb.bias
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = ((-(v9[i0 * L + l] * 0.33333334f)) -
-                  ((v17[i0 * L + l] + v34[i0 * L + l]) * 0.16666667f)) *
+                  ((v39[i0 * L + l] + v15[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_kvb_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2948 = broadcast f64[128,128] -> adj.query.weight, adj.out_proj.weight
+  // %2943 = broadcast f64[128,128] -> adj.query.weight, adj.out_proj.weight
   for (int64_t i0 = 0; i0 < 16384; ++i0) {
     dtheta_query_weight[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_out_proj_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2949 = broadcast f64[128] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
+  // %2944 = broadcast f64[128] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
   // adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_query_bias[i0] += (T(h) * -0.0f) * 8.0f;
@@ -8753,37 +8713,37 @@ extern "C" void fwp_delta_node_sepsis_code_adjoint_step(
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2950 = broadcast f64[64,128] -> adj.ff.up.weight
+  // %2945 = broadcast f64[64,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2951 = broadcast f64[64] -> adj.ff.up.bias
+  // %2946 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2952 = broadcast f64[128,64] -> adj.ff.down.weight
+  // %2947 = broadcast f64[128,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2953 = broadcast f64[1,128] -> adj.out.weight
+  // %2948 = broadcast f64[1,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2954 = broadcast f64[1] -> adj.out.bias
+  // %2949 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %2955 = broadcast f64[256,7] -> adj.s_in.weight
+  // %2950 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2956 = broadcast f64[256] -> adj.s_in.bias
+  // %2951 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2957 = broadcast f64[272,256] -> adj.s_kvl.weight
+  // %2952 = broadcast f64[272,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 69632; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2958 = broadcast f64[272] -> adj.s_kvl.bias
+  // %2953 = broadcast f64[272] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -10622,7 +10582,7 @@ const plastic_model kModel = {
             .adjoint_field = 128320,
             .step = 68608,
             .step_vjp = 193792,
-            .adjoint_step = 179968,
+            .adjoint_step = 184576,
             .output = 12544,
             .output_vjp = 59776,
             .loss = 0,

@@ -134,7 +134,7 @@ enum {
  *   dtheta: uniform[166241] = 166241 floats
  *   err: varying[2048] = 16384 floats, may be NULL
  *   dtheta_err: uniform[166241] = 166241 floats, may be NULL
- *   scratch: scratch arena, 179968 bytes, 64-byte aligned
+ *   scratch: scratch arena, 184576 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_code_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                              const void* a0, const void* theta,
@@ -142,7 +142,7 @@ void fwp_delta_node_sepsis_code_adjoint_step(const void* ctx, double t, double h
                                              void* err, void* dtheta_err, void* scratch);
 enum {
   fwp_delta_node_sepsis_code_adjoint_step_lanes = 8,
-  fwp_delta_node_sepsis_code_adjoint_step_scratch_bytes = 179968
+  fwp_delta_node_sepsis_code_adjoint_step_scratch_bytes = 184576
 };
 
 /* fwp_delta_node_sepsis_code_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -4269,9 +4269,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94336);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98432);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102528);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137856);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173184);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 208512);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106624);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141952);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 177280);
   T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 212608);
   T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 247936);
   T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 283264);
@@ -4293,8 +4293,8 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_node_sepsis_static.field.step.rk4.vjp: 269 nodes
-  for (int64_t p0 = 0; p0 < 14; ++p0) {
+  // fwp_delta_node_sepsis_static.field.step.rk4.vjp: 266 nodes
+  for (int64_t p0 = 0; p0 < 13; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
   // %721 = layernorm f64[69] -> v0
@@ -4334,7 +4334,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p1 = 0; p1 < 14; ++p1) {
-    __builtin_prefetch(&z0[(p1 * 2 + 28) * L]);
+    __builtin_prefetch(&z0[(p1 * 2 + 26) * L]);
   }
   // %723 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -4344,7 +4344,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p2 = 0; p2 < 14; ++p2) {
-    __builtin_prefetch(&z0[(p2 * 2 + 56) * L]);
+    __builtin_prefetch(&z0[(p2 * 2 + 54) * L]);
   }
   // %696 = layernorm f64[69] -> v2
   PLASTIC_SIMD
@@ -4383,7 +4383,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p3 = 0; p3 < 14; ++p3) {
-    __builtin_prefetch(&z0[(p3 * 2 + 84) * L]);
+    __builtin_prefetch(&z0[(p3 * 2 + 82) * L]);
   }
   // %698 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -4392,8 +4392,8 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  for (int64_t p4 = 0; p4 < 15; ++p4) {
-    __builtin_prefetch(&z0[(p4 * 2 + 112) * L]);
+  for (int64_t p4 = 0; p4 < 14; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 110) * L]);
   }
   // %674 = layernorm f64[69] -> v4
   PLASTIC_SIMD
@@ -4432,7 +4432,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p5 = 0; p5 < 14; ++p5) {
-    __builtin_prefetch(&z0[(p5 * 2 + 142) * L]);
+    __builtin_prefetch(&z0[(p5 * 2 + 138) * L]);
   }
   // %676 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -4441,8 +4441,8 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  for (int64_t p6 = 0; p6 < 14; ++p6) {
-    __builtin_prefetch(&z0[(p6 * 2 + 170) * L]);
+  for (int64_t p6 = 0; p6 < 13; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 166) * L]);
   }
   // %731 = contract f64[16] -> v6
   // %706 = contract f64[16] -> v7
@@ -4497,13 +4497,13 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p7 = 0; p7 < 14; ++p7) {
-    __builtin_prefetch(&z0[(p7 * 2 + 198) * L]);
+    __builtin_prefetch(&z0[(p7 * 2 + 192) * L]);
   }
-  for (int64_t p8 = 0; p8 < 15; ++p8) {
-    __builtin_prefetch(&z0[(p8 * 2 + 226) * L]);
+  for (int64_t p8 = 0; p8 < 14; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 220) * L]);
   }
   for (int64_t p9 = 0; p9 < 14; ++p9) {
-    __builtin_prefetch(&z0[(p9 * 2 + 256) * L]);
+    __builtin_prefetch(&z0[(p9 * 2 + 248) * L]);
   }
   // %732 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4513,7 +4513,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p10 = 0; p10 < 14; ++p10) {
-    __builtin_prefetch(&z0[(p10 * 2 + 284) * L]);
+    __builtin_prefetch(&z0[(p10 * 2 + 276) * L]);
   }
   // %707 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4523,7 +4523,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p11 = 0; p11 < 14; ++p11) {
-    __builtin_prefetch(&z0[(p11 * 2 + 312) * L]);
+    __builtin_prefetch(&z0[(p11 * 2 + 304) * L]);
   }
   // %727 = contract f64[16,8] -> v10
   // %702 = contract f64[16,8] -> v11
@@ -4579,14 +4579,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  for (int64_t p12 = 0; p12 < 14; ++p12) {
-    __builtin_prefetch(&z0[(p12 * 2 + 340) * L]);
+  for (int64_t p12 = 0; p12 < 13; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 332) * L]);
   }
-  for (int64_t p13 = 0; p13 < 15; ++p13) {
-    __builtin_prefetch(&z0[(p13 * 2 + 368) * L]);
+  for (int64_t p13 = 0; p13 < 14; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 358) * L]);
   }
   for (int64_t p14 = 0; p14 < 14; ++p14) {
-    __builtin_prefetch(&z0[(p14 * 2 + 398) * L]);
+    __builtin_prefetch(&z0[(p14 * 2 + 386) * L]);
   }
   // %728 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4621,7 +4621,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p15 = 0; p15 < 14; ++p15) {
-    __builtin_prefetch(&z0[(p15 * 2 + 426) * L]);
+    __builtin_prefetch(&z0[(p15 * 2 + 414) * L]);
   }
   // %703 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4656,7 +4656,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p16 = 0; p16 < 14; ++p16) {
-    __builtin_prefetch(&z0[(p16 * 2 + 454) * L]);
+    __builtin_prefetch(&z0[(p16 * 2 + 442) * L]);
   }
   // %681 = softmax f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4690,8 +4690,8 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  for (int64_t p17 = 0; p17 < 15; ++p17) {
-    __builtin_prefetch(&z0[(p17 * 2 + 482) * L]);
+  for (int64_t p17 = 0; p17 < 14; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 470) * L]);
   }
   // %1470 = contract f64[16,8] -> v12
   // %1227 = contract f64[16,8] -> v14
@@ -4759,14 +4759,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  for (int64_t p18 = 0; p18 < 14; ++p18) {
-    __builtin_prefetch(&z0[(p18 * 2 + 512) * L]);
+  for (int64_t p18 = 0; p18 < 13; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 498) * L]);
   }
   for (int64_t p19 = 0; p19 < 14; ++p19) {
-    __builtin_prefetch(&z0[(p19 * 2 + 540) * L]);
+    __builtin_prefetch(&z0[(p19 * 2 + 524) * L]);
   }
   for (int64_t p20 = 0; p20 < 14; ++p20) {
-    __builtin_prefetch(&z0[(p20 * 2 + 568) * L]);
+    __builtin_prefetch(&z0[(p20 * 2 + 552) * L]);
   }
   // %1471 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4778,7 +4778,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p21 = 0; p21 < 14; ++p21) {
-    __builtin_prefetch(&z0[(p21 * 2 + 596) * L]);
+    __builtin_prefetch(&z0[(p21 * 2 + 580) * L]);
   }
   // %994 = contract f64[16] -> v7
   // %971 = contract f64[16] -> v17
@@ -4841,14 +4841,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  for (int64_t p22 = 0; p22 < 15; ++p22) {
-    __builtin_prefetch(&z0[(p22 * 2 + 624) * L]);
+  for (int64_t p22 = 0; p22 < 14; ++p22) {
+    __builtin_prefetch(&z0[(p22 * 2 + 608) * L]);
   }
   for (int64_t p23 = 0; p23 < 14; ++p23) {
-    __builtin_prefetch(&z0[(p23 * 2 + 654) * L]);
+    __builtin_prefetch(&z0[(p23 * 2 + 636) * L]);
   }
-  for (int64_t p24 = 0; p24 < 14; ++p24) {
-    __builtin_prefetch(&z0[(p24 * 2 + 682) * L]);
+  for (int64_t p24 = 0; p24 < 13; ++p24) {
+    __builtin_prefetch(&z0[(p24 * 2 + 664) * L]);
   }
   // %1475 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4861,7 +4861,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p25 = 0; p25 < 14; ++p25) {
-    __builtin_prefetch(&z0[(p25 * 2 + 710) * L]);
+    __builtin_prefetch(&z0[(p25 * 2 + 690) * L]);
   }
   // %1476 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4872,8 +4872,8 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  for (int64_t p26 = 0; p26 < 15; ++p26) {
-    __builtin_prefetch(&z0[(p26 * 2 + 738) * L]);
+  for (int64_t p26 = 0; p26 < 14; ++p26) {
+    __builtin_prefetch(&z0[(p26 * 2 + 718) * L]);
   }
   // %1480 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4887,7 +4887,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p27 = 0; p27 < 14; ++p27) {
-    __builtin_prefetch(&z0[(p27 * 2 + 768) * L]);
+    __builtin_prefetch(&z0[(p27 * 2 + 746) * L]);
   }
   // %1481 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4899,7 +4899,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p28 = 0; p28 < 14; ++p28) {
-    __builtin_prefetch(&z0[(p28 * 2 + 796) * L]);
+    __builtin_prefetch(&z0[(p28 * 2 + 774) * L]);
   }
   // %1485 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4913,7 +4913,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p29 = 0; p29 < 14; ++p29) {
-    __builtin_prefetch(&z0[(p29 * 2 + 824) * L]);
+    __builtin_prefetch(&z0[(p29 * 2 + 802) * L]);
   }
   // %685 = sigmoid f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4922,8 +4922,8 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  for (int64_t p30 = 0; p30 < 14; ++p30) {
-    __builtin_prefetch(&z0[(p30 * 2 + 852) * L]);
+  for (int64_t p30 = 0; p30 < 13; ++p30) {
+    __builtin_prefetch(&z0[(p30 * 2 + 830) * L]);
   }
   // %1486 = contract f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4934,8 +4934,8 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  for (int64_t p31 = 0; p31 < 15; ++p31) {
-    __builtin_prefetch(&z0[(p31 * 2 + 880) * L]);
+  for (int64_t p31 = 0; p31 < 14; ++p31) {
+    __builtin_prefetch(&z0[(p31 * 2 + 856) * L]);
   }
   // %1488 = sub f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4954,11 +4954,11 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p32 = 0; p32 < 14; ++p32) {
-    __builtin_prefetch(&z0[(p32 * 2 + 910) * L]);
+    __builtin_prefetch(&z0[(p32 * 2 + 884) * L]);
   }
-  // %678 = contract f64[16,8] -> v24
-  // %725 = contract f64[16,8] -> v25
-  // %700 = contract f64[16,8] -> v26
+  // %700 = contract f64[16,8] -> v24
+  // %678 = contract f64[16,8] -> v25
+  // %725 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4979,18 +4979,18 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc11_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5011,24 +5011,34 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   for (int64_t p33 = 0; p33 < 14; ++p33) {
-    __builtin_prefetch(&z0[(p33 * 2 + 938) * L]);
+    __builtin_prefetch(&z0[(p33 * 2 + 912) * L]);
   }
   for (int64_t p34 = 0; p34 < 14; ++p34) {
-    __builtin_prefetch(&z0[(p34 * 2 + 966) * L]);
+    __builtin_prefetch(&z0[(p34 * 2 + 940) * L]);
   }
-  for (int64_t p35 = 0; p35 < 15; ++p35) {
-    __builtin_prefetch(&z0[(p35 * 2 + 994) * L]);
+  for (int64_t p35 = 0; p35 < 14; ++p35) {
+    __builtin_prefetch(&z0[(p35 * 2 + 968) * L]);
   }
-  // %679 = tanh f64[16,8] -> v27
+  // %701 = tanh f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
     }
   }
-  // %682 = contract f64[16,8] -> v24
-  // %997 = contract f64[16,8] -> v28
-  // %955 = contract f64[16,8] -> v29
+  for (int64_t p36 = 0; p36 < 14; ++p36) {
+    __builtin_prefetch(&z0[(p36 * 2 + 996) * L]);
+  }
+  // %679 = tanh f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
+    }
+  }
+  // %682 = contract f64[16,8] -> v25
+  // %955 = contract f64[16,8] -> v28
+  // %997 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5051,36 +5061,36 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
                                acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v13[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v13[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v28[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
         v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -5096,10 +5106,310 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v27[i0 * L + l] - v24[i0 * L + l];
+      v30[i0 * L + l] = v24[i0 * L + l] - v25[i0 * L + l];
     }
   }
-  // %1544 = contract f64[16] -> v8
+  // %686 = contract f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
+      }
+    }
+  }
+  // %1315 = sub f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] =
+            v27[(i0 * 8 + i1) * L + l] -
+            ((v25[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
+             v28[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1525 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1492 = contract f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1500 = sub f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] =
+            v27[(i0 * 8 + i1) * L + l] -
+            ((v21[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
+             v28[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1524 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1527 = mul f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] =
+          (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * (v8[i0 * L + l] + v17[i0 * L + l]);
+    }
+  }
+  // %1501 = contract f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1735 = add f64[16,8] -> v28
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v21[i0 * L + l] + v19[i0 * L + l];
+    }
+  }
+  // %1494 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1496 = contract f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1) * L + l] = v10[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
+      }
+    }
+  }
+  // %1503 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1489 = add f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v20[i0 * L + l] + v14[i0 * L + l];
+    }
+  }
+  // %1742 = contract f64[16,8] -> v20
+  // %1535 = contract f64[16,8] -> v32
+  // %1555 = contract f64[16,8] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v16[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v16[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v33[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v33[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v33[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v33[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1512 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1490 = mul f64[16,8] -> v14
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = (1.0f - square(v27[i0 * L + l])) * v31[i0 * L + l];
+    }
+  }
+  // %1544 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5122,128 +5432,41 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1545 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v8[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+      v22[i0 * L + l] = v17[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
     }
   }
-  // %1531 = mul f64[16,8] -> v24
+  // %1531 = mul f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v27[i0 * L + l]));
+      v15[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
     }
   }
-  // %686 = contract f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %1512 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %726 = tanh f64[16,8] -> v15
+  // %726 = tanh f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
+      v23[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
     }
   }
-  // %701 = tanh f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
-    }
-  }
-  // %1315 = sub f64[16,8] -> v26
+  // %1551 = sub f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1) * L + l] =
-            v25[(i0 * 8 + i1) * L + l] -
-            ((v27[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
-             v29[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1492 = contract f64[16,8] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1500 = sub f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] =
-            v25[(i0 * 8 + i1) * L + l] -
-            ((v30[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
-             v29[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1501 = contract f64[16,8] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1551 = sub f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] =
-            v15[(i0 * 8 + i1) * L + l] -
-            (v28[(i0 * 8 + i1) * L + l] + (v29[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
+        v24[(i0 * 8 + i1) * L + l] =
+            v23[(i0 * 8 + i1) * L + l] -
+            (v29[(i0 * 8 + i1) * L + l] + (v19[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
       }
     }
   }
@@ -5259,13 +5482,13 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5283,65 +5506,88 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v17[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v7[i0 * L + l];
     }
   }
-  // %1563 = mul f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v16[i0 * L + l];
-    }
-  }
-  // %1552 = contract f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] = v32[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %1503 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %1528 = contract f64[69] -> v12
+  // %1546 = contract f64[69] -> v19
+  // %1569 = contract f64[69] -> v26
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc4_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 4) * L + l] = acc8_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1753 = mul f64[16,8] -> v28
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] =
-            (1.0f - square(v25[(i0 * 8 + i1) * L + l])) *
-            ((v19[(i0 * 8 + i1) * L + l] + v21[(i0 * 8 + i1) * L + l]) * v6[i0 * L + l]);
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc2_v[l]);
     }
   }
-  // %1532 = contract f64[16,69] -> v33
-  // %1564 = contract f64[16,69] -> v34
-  // %1754 = contract f64[16,69] -> v35
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v12[68 * L + l] = acc0_v[l];
+    v19[68 * L + l] = acc1_v[l];
+    v26[68 * L + l] = acc2_v[l];
+  }
+  // %1563 = mul f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = (1.0f - square(v23[i0 * L + l])) * v16[i0 * L + l];
+    }
+  }
+  // %1491 = contract f64[16,69] -> v34
+  // %1532 = contract f64[16,69] -> v35
+  // %1564 = contract f64[16,69] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -5363,45 +5609,45 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v24[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v12[(i0 * 8 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v15[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v28[(i0 * 8 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v27[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v12[(i0 * 8 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v15[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v28[(i0 * 8 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v27[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v12[(i0 * 8 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v15[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v28[(i0 * 8 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v27[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v12[(i0 * 8 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v15[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v28[(i0 * 8 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v27[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v34[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
-        v34[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v34[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v34[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v35[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
-        v35[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v35[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v35[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v34[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v35[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v35[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v35[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v35[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v36[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v36[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v36[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v36[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5413,28 +5659,30 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v28[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v27[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 69 + 68) * L + l] = acc0_v[l];
-      v34[(i0 * 69 + 68) * L + l] = acc1_v[l];
-      v35[(i0 * 69 + 68) * L + l] = acc2_v[l];
+      v34[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v35[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v36[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1735 = add f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v30[i0 * L + l] + v29[i0 * L + l];
+  // %1552 = contract f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] = v24[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
+      }
     }
   }
-  // %1324 = contract f64[16,8] -> v29
-  // %1553 = contract f64[16,8] -> v32
-  // %1736 = contract f64[16,8] -> v36
+  // %1736 = contract f64[16,8] -> v23
+  // %1324 = contract f64[16,8] -> v24
+  // %1553 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5456,272 +5704,63 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc4_v[l]);
+                               v25[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc8_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc5_v[l]);
+                               v25[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc9_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc6_v[l]);
+                               v25[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v25[(i0 * 8 + i2) * L + l], acc10_v[l]);
+                                v16[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc7_v[l]);
+                               v25[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v25[(i0 * 8 + i2) * L + l], acc11_v[l]);
+                                v16[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
-        v36[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
-        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
+        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v24[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1494 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1777 = mul f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (v9[i0 * L + l] * (T(h) * 0.5f)) * 2.0f;
-    }
-  }
-  // %1489 = add f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v20[i0 * L + l] + v14[i0 * L + l];
-    }
-  }
-  // %1535 = contract f64[16,8] -> v14
-  // %1555 = contract f64[16,8] -> v20
-  // %1743 = contract f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                v15[(i0 * 8 + i2) * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                v15[(i0 * 8 + i2) * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-  }
-  // %1536 = sub f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
-            (v29[(i0 * 8 + i1) * L + l] -
-             (v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)))) -
-            v14[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1537 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1540 = mul f64[16,8] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] =
-            v11[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]);
-      }
-    }
-  }
-  // %1557 = sub f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
-            v32[(i0 * 8 + i1) * L + l] -
-            (v20[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1558 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1561 = mul f64[16,8] -> v16
+  // %1745 = sub f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v16[(i0 * 8 + i1) * L + l] =
-            (v15[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1782 = sub f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
-            (((v36[(i0 * 8 + i1) * L + l] - (v10[(i0 * 8 + i1) * L + l] * v18[i0 * L + l])) -
-              (v13[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h)))) -
-             v25[(i0 * 8 + i1) * L + l]) -
+            ((((v23[(i0 * 8 + i1) * L + l] - v21[(i0 * 8 + i1) * L + l]) -
+               (v13[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * T(h)))) -
+              v20[(i0 * 8 + i1) * L + l]) -
+             v21[(i0 * 8 + i1) * L + l]) -
             (v11[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1783 = contract f64[16] -> v7
+  // %1746 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5733,13 +5772,13 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5750,19 +5789,120 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1786 = mul f64[16,8] -> v11
+  // %1749 = mul f64[16,8] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 8 + i1) * L + l] =
+            v10[(i0 * 8 + i1) * L + l] * (v16[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %1536 = sub f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] =
+            (v24[(i0 * 8 + i1) * L + l] -
+             (v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)))) -
+            v32[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1537 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1540 = mul f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] * (v16[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %1557 = sub f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]);
+            v29[(i0 * 8 + i1) * L + l] -
+            (v33[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1541 = contract f64[16,69] -> v37
-  // %1562 = contract f64[16,69] -> v38
-  // %1787 = contract f64[16,69] -> v39
+  // %1558 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1561 = mul f64[16,8] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8 + i1) * L + l] =
+            (v11[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1750 = contract f64[16,69] -> v37
+  // %1541 = contract f64[16,69] -> v38
+  // %1562 = contract f64[16,69] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -5784,29 +5924,29 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v16[(i0 * 8 + i2) * L + l], acc4_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v21[(i0 * 8 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v10[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v16[(i0 * 8 + i2) * L + l], acc5_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v21[(i0 * 8 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v16[(i0 * 8 + i2) * L + l], acc6_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v21[(i0 * 8 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v16[(i0 * 8 + i2) * L + l], acc7_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v21[(i0 * 8 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5834,9 +5974,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v16[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v21[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5846,7 +5986,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v39[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1543 = reduce_sum f64[69] -> v10
+  // %1752 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5855,15 +5995,22 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 69) * L + l] + v37[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v34[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1566 = reduce_sum f64[69] -> v13
+  // %1753 = add f64[69] -> v13
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v12[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %1543 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5872,15 +6019,22 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1789 = reduce_sum f64[69] -> v15
+  // %1547 = add f64[69] -> v12
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v19[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %1566 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5889,192 +6043,40 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 69) * L + l] + v39[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v36[(i0 + i1 * 69) * L + l] + v39[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1525 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1524 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1527 = mul f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] =
-          (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * (v7[i0 * L + l] + v8[i0 * L + l]);
-    }
-  }
-  // %1546 = contract f64[69] -> v19
-  // %1569 = contract f64[69] -> v20
-  // %1528 = contract f64[69] -> v21
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v20[(i0 * 4) * L + l] = acc4_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v21[(i0 * 4) * L + l] = acc8_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v9[i0 * L + l], acc2_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[68 * L + l] = acc0_v[l];
-    v20[68 * L + l] = acc1_v[l];
-    v21[68 * L + l] = acc2_v[l];
-  }
-  // %1547 = add f64[69] -> v23
+  // %1570 = add f64[69] -> v16
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v19[i0 * L + l] + v10[i0 * L + l];
+      v16[i0 * L + l] = v26[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %1570 = add f64[69] -> v10
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v20[i0 * L + l] + v13[i0 * L + l];
-    }
-  }
-  // %1790 = add f64[69] -> v13
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v15[i0 * L + l] + v21[i0 * L + l];
-    }
-  }
-  // %1792 = add f64[69] -> d.ln.gain
+  // %1755 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v23[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v10[i0 * L + l])) +
-                 (v2[i0 * L + l] * v13[i0 * L + l]);
+        sum[l] = (v2[i0 * L + l] * v13[i0 * L + l]) +
+                 ((v12[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v16[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1793 = add f64[69] -> d.ln.bias
+  // %1756 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v10[i0 * L + l] + v23[i0 * L + l]) + v13[i0 * L + l];
+        sum[l] = v13[i0 * L + l] + (v16[i0 * L + l] + v12[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -6086,14 +6088,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v9[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v17[i0 * L + l])) +
+          sum[l] = ((v18[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v17[i0 * L + l])) +
                    (v5[i1 * L + l] * v22[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1795 = add f64[16,8,69] -> d.Wk
+  // %1758 = add f64[16,8,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6101,16 +6103,16 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v3[i2 * L + l] * v11[(i0 * 8 + i1) * L + l]) +
-                     ((v14[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]) +
-                      (v1[i2 * L + l] * v16[(i0 * 8 + i1) * L + l]));
+            sum[l] = ((v21[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]) +
+                      (v1[i2 * L + l] * v10[(i0 * 8 + i1) * L + l])) +
+                     (v20[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]);
           }
           theta_bar_Wk[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1764 = add f64[16,8,69] -> d.Wv
+  // %1590 = add f64[16,8,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6118,9 +6120,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v1[i2 * L + l] * v12[(i0 * 8 + i1) * L + l]) +
-                      (v24[(i0 * 8 + i1) * L + l] * v5[i2 * L + l])) +
-                     (v3[i2 * L + l] * v28[(i0 * 8 + i1) * L + l]);
+            sum[l] = ((v1[i2 * L + l] * v27[(i0 * 8 + i1) * L + l]) +
+                      (v15[(i0 * 8 + i1) * L + l] * v5[i2 * L + l])) +
+                     (v14[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -6167,7 +6169,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
       }
     }
     // %1592 = reduce_sum f64[] -> v7
@@ -6243,14 +6245,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1796 = mul f64[69] -> v1
+    // %1759 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
       }
     }
-    // %1797 = reduce_sum f64[] -> v7
+    // %1760 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6265,7 +6267,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1801 = contract f64[] -> v8
+    // %1764 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6280,19 +6282,19 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1806 = mul f64[69] -> d.x@1
+    // %1769 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 76) * L + l] += v6[l] * ((v1[i0 * L + l] - (v7[l] * 0.014492754f)) -
-                                                    ((v8[l] * 0.014492754f) * v2[i0 * L + l]));
+                                                    (v2[i0 * L + l] * (v8[l] * 0.014492754f)));
       }
     }
     // %1613 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v10[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v16[i0 * L + l];
       }
     }
     // %1614 = reduce_sum f64[] -> v6
@@ -6478,7 +6480,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   for (int64_t i = 0; i < 18906; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_node_sepsis_static.field.adjoint.step.rk4: 265 nodes
+  // fwp_delta_node_sepsis_static.field.adjoint.step.rk4: 261 nodes
   // %721 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6982,7 +6984,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     }
   }
   // %952 = contract f64[16] -> v14
-  // %2291 = contract f64[16] -> v21
+  // %2254 = contract f64[16] -> v21
   // %994 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -7063,7 +7065,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2534 = sub f64[16,8] -> v25
+  // %2497 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7074,7 +7076,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2535 = contract f64[16,8] -> v18
+  // %2498 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7083,7 +7085,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2538 = sub f64[16,8] -> v26
+  // %2501 = sub f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7101,7 +7103,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v11[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %2539 = contract f64[16,8] -> v27
+  // %2502 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7110,7 +7112,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2548 = add f64[16,8,8] -> W
+  // %2511 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -7128,9 +7130,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1807 = contract f64[16,8] -> v28
-  // %2283 = contract f64[16,8] -> v29
-  // %2305 = contract f64[16,8] -> v30
+  // %1770 = contract f64[16,8] -> v28
+  // %2246 = contract f64[16,8] -> v29
+  // %2268 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7194,7 +7196,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1808 = contract f64[16,8] -> v31
+  // %1771 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7203,7 +7205,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2284 = add f64[16,8] -> v32
+  // %2247 = add f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7214,7 +7216,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2549 = contract f64[16,8] -> v33
+  // %2512 = contract f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7223,7 +7225,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2551 = add f64[16,8] -> v34
+  // %2514 = add f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7233,7 +7235,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2552 = contract f64[16,8] -> v29
+  // %2515 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7242,14 +7244,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2759 = add f64[16,8] -> v35
+  // %2722 = add f64[16,8] -> v35
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v33[i0 * L + l] + v29[i0 * L + l];
     }
   }
-  // %2558 = add f64[16,8] -> v36
+  // %2521 = add f64[16,8] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7259,7 +7261,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2559 = contract f64[16,8] -> v30
+  // %2522 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7268,7 +7270,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2768 = add f64[16,8,8] -> a.W
+  // %2731 = add f64[16,8,8] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -7283,9 +7285,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2563 = contract f64[16,8] -> v35
-  // %1817 = contract f64[16,8] -> v37
-  // %2604 = contract f64[16,8] -> v38
+  // %2526 = contract f64[16,8] -> v35
+  // %1780 = contract f64[16,8] -> v37
+  // %2567 = contract f64[16,8] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7349,8 +7351,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2564 = contract f64[16] -> v14
-  // %2608 = contract f64[16] -> v15
+  // %2527 = contract f64[16] -> v14
+  // %2571 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7394,7 +7396,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2569 = contract f64[16] -> v21
+  // %2532 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7423,16 +7425,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2769 = sub f64[16] -> v22
+  // %2733 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (v14[i0 * L + l] * (T(h) * 0.5f)) - (v21[i0 * L + l] * (T(h) * 0.5f));
+      v22[i0 * L + l] = (v14[i0 * L + l] - v21[i0 * L + l]) * (T(h) * 0.5f);
     }
   }
-  // %2568 = contract f64[16,8] -> v17
-  // %2135 = contract f64[16,8] -> v24
-  // %2610 = contract f64[16,8] -> v39
+  // %2531 = contract f64[16,8] -> v17
+  // %2098 = contract f64[16,8] -> v24
+  // %2573 = contract f64[16,8] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7496,7 +7498,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2772 = sub f64[16,8] -> v40
+  // %2736 = sub f64[16,8] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7514,14 +7516,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v17[i0 * L + l] = 1.0f - square(v6[i0 * L + l]);
     }
   }
-  // %2579 = mul f64[16,8] -> v6
+  // %2542 = mul f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v33[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2583 = contract f64[16] -> v14
+  // %2546 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7557,28 +7559,28 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v21[i0 * L + l] = v20[i0 * L + l] * (1.0f - v20[i0 * L + l]);
     }
   }
-  // %2584 = mul f64[16] -> v20
+  // %2547 = mul f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %1815 = mul f64[16,8] -> v23
+  // %1778 = mul f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v31[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %2137 = sub f64[16,8] -> v7
+  // %2100 = sub f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v37[i0 * L + l] - v24[i0 * L + l];
     }
   }
-  // %2356 = contract f64[16] -> v14
+  // %2319 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7607,7 +7609,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2591 = mul f64[16,8] -> v24
+  // %2554 = mul f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7617,7 +7619,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1812 = contract f64[16] -> v14
+  // %1775 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7646,14 +7648,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1813 = mul f64[16] -> v22
+  // %1776 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = v14[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
     }
   }
-  // %2599 = contract f64[16] -> v14
+  // %2562 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7682,16 +7684,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2600 = mul f64[16] -> v16
+  // %2563 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %2585 = contract f64[69] -> v7
-  // %1814 = contract f64[69] -> v8
-  // %2601 = contract f64[69] -> v19
+  // %2548 = contract f64[69] -> v7
+  // %1777 = contract f64[69] -> v8
+  // %2564 = contract f64[69] -> v19
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7761,8 +7763,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     v8[68 * L + l] = acc1_v[l];
     v19[68 * L + l] = acc2_v[l];
   }
-  // %2605 = contract f64[16] -> v14
-  // %2634 = contract f64[16] -> v21
+  // %2568 = contract f64[16] -> v14
+  // %2597 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7806,14 +7808,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2785 = sub f64[16] -> v18
+  // %2749 = sub f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = v14[i0 * L + l] - v15[i0 * L + l];
     }
   }
-  // %2788 = sub f64[16,8] -> v25
+  // %2752 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7825,8 +7827,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2773 = contract f64[16] -> v14
-  // %2789 = contract f64[16] -> v15
+  // %2737 = contract f64[16] -> v14
+  // %2753 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7870,17 +7872,17 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2776 = mul f64[16,8] -> v18
+  // %2740 = mul f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v18[(i0 * 8 + i1) * L + l] =
-            (v40[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
+            v10[(i0 * 8 + i1) * L + l] * (v40[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
       }
     }
   }
-  // %2792 = mul f64[16,8] -> v28
+  // %2756 = mul f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7890,9 +7892,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2777 = contract f64[16,69] -> v41
-  // %2592 = contract f64[16,69] -> v42
-  // %2793 = contract f64[16,69] -> v43
+  // %2741 = contract f64[16,69] -> v41
+  // %2555 = contract f64[16,69] -> v42
+  // %2757 = contract f64[16,69] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7976,16 +7978,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v43[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2602 = mul f64[16,8] -> v25
+  // %2565 = mul f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v29[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2580 = contract f64[16,69] -> v44
-  // %1816 = contract f64[16,69] -> v45
-  // %2603 = contract f64[16,69] -> v46
+  // %2543 = contract f64[16,69] -> v44
+  // %1779 = contract f64[16,69] -> v45
+  // %2566 = contract f64[16,69] -> v46
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8069,7 +8071,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v46[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2779 = reduce_sum f64[69] -> v17
+  // %2743 = reduce_sum f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8086,14 +8088,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v17[i0 * L + l] = acc_v[l];
     }
   }
-  // %2780 = add f64[69] -> v31
+  // %2744 = add f64[69] -> v31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v17[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %2594 = reduce_sum f64[69] -> v7
+  // %2557 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8110,14 +8112,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2595 = add f64[69] -> v17
+  // %2559 = mul f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v7[i0 * L + l] + v8[i0 * L + l];
+      v17[i0 * L + l] = (v7[i0 * L + l] + v8[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2795 = reduce_sum f64[69] -> v7
+  // %2759 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8134,14 +8136,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2796 = add f64[69] -> v8
+  // %2761 = mul f64[69] -> v8
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v19[i0 * L + l] + v7[i0 * L + l];
+      v8[i0 * L + l] = (v19[i0 * L + l] + v7[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2624 = contract f64[16] -> v14
+  // %2587 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8170,14 +8172,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2625 = mul f64[16] -> v15
+  // %2588 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
     }
   }
-  // %2626 = contract f64[69] -> v7
+  // %2589 = contract f64[69] -> v7
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8217,7 +8219,39 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v7[68 * L + l] = acc0_v[l];
   }
-  // %2630 = contract f64[16] -> v14
+  // %2592 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2593 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8246,46 +8280,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2800 = sub f64[16] -> v11
+  // %2765 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v14[i0 * L + l] * T(h)) - (v21[i0 * L + l] * T(h));
+      v19[i0 * L + l] = (v14[i0 * L + l] - v21[i0 * L + l]) * T(h);
     }
   }
-  // %2629 = contract f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2637 = contract f64[16,8] -> v26
+  // %2600 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8317,18 +8319,18 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2803 = sub f64[16,8] -> v27
+  // %2768 = sub f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v27[(i0 * 8 + i1) * L + l] =
-            ((v10[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) + v19[(i0 * 8 + i1) * L + l]) -
+            (v11[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * v19[i0 * L + l])) -
             v26[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2804 = contract f64[16] -> v14
+  // %2769 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8357,7 +8359,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2807 = mul f64[16,8] -> v10
+  // %2772 = mul f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -8367,7 +8369,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2808 = contract f64[16,69] -> v41
+  // %2773 = contract f64[16,69] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8413,14 +8415,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v41[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2627 = mul f64[16,8] -> v11
+  // %2590 = mul f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v30[i0 * L + l];
     }
   }
-  // %2628 = contract f64[16,69] -> v42
+  // %2591 = contract f64[16,69] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8466,7 +8468,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v42[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2810 = reduce_sum f64[69] -> v9
+  // %2775 = reduce_sum f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8483,49 +8485,47 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %2811 = add f64[69] -> v12
+  // %2777 = mul f64[69] -> v12
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v7[i0 * L + l] + v9[i0 * L + l];
+      v12[i0 * L + l] = (v7[i0 * L + l] + v9[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2815 = mul f64[69] -> adj.ln.gain
+  // %2780 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = T(h) * ((((-((v2[i0 * L + l] * v31[i0 * L + l]) * 0.33333334f)) -
-                           (v4[i0 * L + l] * (v17[i0 * L + l] * 0.16666667f))) -
-                          (v2[i0 * L + l] * (v8[i0 * L + l] * 0.33333334f))) -
-                         (v0[i0 * L + l] * (v12[i0 * L + l] * 0.16666667f)));
+                           (v4[i0 * L + l] * v17[i0 * L + l])) -
+                          (v2[i0 * L + l] * v8[i0 * L + l])) -
+                         (v0[i0 * L + l] * v12[i0 * L + l]));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2827 = mul f64[69] -> adj.ln.bias
+  // %2785 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v12[i0 * L + l] + v17[i0 * L + l]) * 0.16666667f)) -
-                  ((v8[i0 * L + l] + v31[i0 * L + l]) * 0.33333334f)) *
-                 T(h);
+        sum[l] = T(h) * ((((-v17[i0 * L + l]) - (v31[i0 * L + l] * 0.33333334f)) - v8[i0 * L + l]) -
+                         v12[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2828 = add f64[16] -> v14
+  // %2787 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] =
-          (v20[i0 * L + l] * (T(h) * 0.33333334f)) + (v16[i0 * L + l] * (T(h) * 0.33333334f));
+      v14[i0 * L + l] = (v16[i0 * L + l] + v20[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %2831 = sub f64[16,69] -> adj.Wb
+  // %2790 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -8540,14 +8540,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2836 = add f64[16,8] -> v7
+  // %2795 = add f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v28[i0 * L + l] + v18[i0 * L + l];
     }
   }
-  // %2840 = sub f64[16,8,69] -> adj.Wk
+  // %2799 = sub f64[16,8,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8564,14 +8564,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2841 = add f64[16,8] -> v7
+  // %2800 = add f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v6[i0 * L + l] + v25[i0 * L + l];
     }
   }
-  // %2845 = sub f64[16,8,69] -> adj.Wv
+  // %2804 = sub f64[16,8,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8588,47 +8588,47 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2240 = broadcast f64[16,8,69] -> adj.Wq
+  // %2203 = broadcast f64[16,8,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 8832; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2241 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2204 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2242 = broadcast f64[64,128] -> adj.ff.up.weight
+  // %2205 = broadcast f64[64,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2243 = broadcast f64[64] -> adj.ff.up.bias
+  // %2206 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2244 = broadcast f64[128,64] -> adj.ff.down.weight
+  // %2207 = broadcast f64[128,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2245 = broadcast f64[1,128] -> adj.out.weight
+  // %2208 = broadcast f64[1,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2246 = broadcast f64[1] -> adj.out.bias
+  // %2209 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %2247 = broadcast f64[256,7] -> adj.s_in.weight
+  // %2210 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2248 = broadcast f64[256] -> adj.s_in.bias
+  // %2211 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2249 = broadcast f64[272,256] -> adj.s_kvl.weight
+  // %2212 = broadcast f64[272,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 69632; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2250 = broadcast f64[272] -> adj.s_kvl.bias
+  // %2213 = broadcast f64[272] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 272; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }

@@ -5642,7 +5642,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i = 0; i < 1370; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_rde.field.adjoint.step.rk4: 252 nodes
+  // fwp_delta_rde.field.adjoint.step.rk4: 251 nodes
   // %605 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7206,11 +7206,11 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %2176 = add f64[5] -> v13
+  // %2240 = mul f64[5] -> v13
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v9[i0 * L + l] + v6[i0 * L + l];
+      v13[i0 * L + l] = (v9[i0 * L + l] + v6[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2191 = reduce_sum f64[5] -> v6
@@ -7230,11 +7230,11 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %2195 = add f64[5] -> v9
+  // %2238 = mul f64[5] -> v9
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v8[i0 * L + l] + v6[i0 * L + l];
+      v9[i0 * L + l] = (v8[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f;
     }
   }
   // %2210 = reduce_sum f64[5] -> v6
@@ -7254,11 +7254,11 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %2214 = add f64[5] -> v8
+  // %2215 = mul f64[5] -> v8
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v20[i0 * L + l] + v6[i0 * L + l];
+      v8[i0 * L + l] = (v20[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f;
     }
   }
   // %2218 = contract f64[16,8] -> v15
@@ -7549,35 +7549,34 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v2[i0 * L + l] * (v13[i0 * L + l] * 0.16666667f))) -
-                    (v0[i0 * L + l] * (v9[i0 * L + l] * 0.33333334f))) -
-                   ((v8[i0 * L + l] * 0.33333334f) * v0[i0 * L + l])) -
+        sum[l] = ((((-(v2[i0 * L + l] * v13[i0 * L + l])) - (v0[i0 * L + l] * v9[i0 * L + l])) -
+                   (v8[i0 * L + l] * v0[i0 * L + l])) -
                   ((v4[i0 * L + l] * v30[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2369 = mul f64[5] -> adj.ln.bias
+  // %2245 = mul f64[5] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v9[i0 * L + l] + v8[i0 * L + l]) * 0.33333334f)) -
-                         ((v13[i0 * L + l] + v30[i0 * L + l]) * 0.16666667f));
+        sum[l] = T(h) * ((((-v9[i0 * L + l]) - v13[i0 * L + l]) - v8[i0 * L + l]) -
+                         (v30[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2370 = add f64[16] -> v6
+  // %2361 = add f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v24[i0 * L + l] + v31[i0 * L + l];
     }
   }
-  // %2374 = sub f64[16,5] -> adj.Wb
+  // %2365 = sub f64[16,5] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -7592,14 +7591,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2375 = add f64[16,8] -> v13
+  // %2366 = add f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v21[i0 * L + l] + v18[i0 * L + l];
     }
   }
-  // %2378 = sub f64[16,8,5] -> adj.Wk
+  // %2369 = sub f64[16,8,5] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -7616,14 +7615,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2379 = add f64[16,8] -> v13
+  // %2370 = add f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v16[i0 * L + l] + v10[i0 * L + l];
     }
   }
-  // %2382 = sub f64[16,8,5] -> adj.Wv
+  // %2373 = sub f64[16,8,5] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {

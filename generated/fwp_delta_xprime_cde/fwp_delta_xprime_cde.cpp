@@ -5485,7 +5485,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i = 0; i < 3486; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_xprime_cde.field.adjoint.step.rk4: 270 nodes
+  // fwp_delta_xprime_cde.field.adjoint.step.rk4: 269 nodes
   // %581 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6636,11 +6636,11 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v23[20 * L + l] = acc0_v[l];
   }
-  // %2392 = add f64[21] -> v24
+  // %2393 = mul f64[21] -> v24
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v21[i0 * L + l] + v23[i0 * L + l];
+      v24[i0 * L + l] = (v21[i0 * L + l] + v23[i0 * L + l]) * 0.33333334f;
     }
   }
   // %1639 = contract f64[4,20] -> v21
@@ -7641,11 +7641,11 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v13[20 * L + l] = acc0_v[l];
   }
-  // %2455 = add f64[21] -> v15
+  // %2456 = mul f64[21] -> v15
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v12[i0 * L + l] + v13[i0 * L + l];
+      v15[i0 * L + l] = (v12[i0 * L + l] + v13[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2459 = mul f64[21] -> adj.ln.gain
@@ -7654,37 +7654,36 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v0[i0 * L + l] * (v24[i0 * L + l] * 0.33333334f))) -
+        sum[l] = ((((-(v0[i0 * L + l] * v24[i0 * L + l])) -
                     ((v2[i0 * L + l] * v27[i0 * L + l]) * 0.16666667f)) -
                    ((v0[i0 * L + l] * v25[i0 * L + l]) * 0.33333334f)) -
-                  ((v15[i0 * L + l] * 0.16666667f) * v4[i0 * L + l])) *
+                  (v15[i0 * L + l] * v4[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2585 = mul f64[21] -> adj.ln.bias
+  // %2466 = mul f64[21] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v24[i0 * L + l] + v25[i0 * L + l]) * 0.33333334f)) -
-                  ((v15[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * ((((-v24[i0 * L + l]) - (v27[i0 * L + l] * 0.16666667f)) -
+                          (v25[i0 * L + l] * 0.33333334f)) -
+                         v15[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2586 = add f64[4] -> v6
+  // %2578 = contract f64[4] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] =
-          (v8[i0 * L + l] * (T(h) * 0.33333334f)) + (v29[i0 * L + l] * (T(h) * 0.33333334f));
+      v6[i0 * L + l] = (v8[i0 * L + l] + v29[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %2589 = sub f64[4,21] -> adj.Wb
+  // %2581 = sub f64[4,21] -> adj.Wb
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -7699,14 +7698,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2590 = add f64[4,20] -> v12
+  // %2582 = add f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v11[i0 * L + l] + v23[i0 * L + l];
     }
   }
-  // %2594 = sub f64[4,20,21] -> adj.Wk
+  // %2586 = sub f64[4,20,21] -> adj.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -7723,7 +7722,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2598 = sub f64[4,20,21] -> adj.Wv
+  // %2590 = sub f64[4,20,21] -> adj.Wv
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {

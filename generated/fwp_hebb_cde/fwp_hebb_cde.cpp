@@ -2388,17 +2388,17 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3840);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4864);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5888);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15104);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27392);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31488);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6208);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10304);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18496);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21568);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26688);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30784);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34880);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2416,8 +2416,8 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_hebb_cde.field.step.rk4: 64 nodes
-  // %552 = layernorm f64[21] -> v0
+  // fwp_hebb_cde.field.step.rk4: 63 nodes
+  // %510 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2425,7 +2425,7 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 126) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -2437,7 +2437,7 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e12 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        const T e12 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e12 * e12);
       }
     }
@@ -2450,14 +2450,14 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %554 = add f64[21] -> v1
+  // %512 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
   // %531 = layernorm f64[21] -> v0
@@ -2503,7 +2503,73 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %510 = layernorm f64[21] -> v0
+  // %520 = contract f64[32,4] -> v3
+  // %541 = contract f64[32,4] -> v4
+  // %562 = contract f64[32,4] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %521 = tanh f64[32,4] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+    }
+  }
+  // %542 = tanh f64[32,4] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+    }
+  }
+  // %552 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2511,7 +2577,7 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 126) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -2523,8 +2589,8 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e74 * e74);
+        const T e150 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e150 * e150);
       }
     }
   }
@@ -2536,19 +2602,19 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %512 = add f64[21] -> v3
+  // %554 = add f64[21] -> v4
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v4[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %558 = contract f64[32] -> v4
-  // %537 = contract f64[32] -> v5
-  // %516 = contract f64[32] -> v6
+  // %516 = contract f64[32] -> v7
+  // %537 = contract f64[32] -> v8
+  // %558 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2570,51 +2636,67 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v4[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v4[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v4[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v4[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v5[(i0 * 4) * L + l] = acc4_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v6[(i0 * 4) * L + l] = acc8_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc8_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %756 = contract f64[32] -> v7
+  // %767 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
+      v10[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %762 = contract f64[32] -> v4
+  // %762 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.33333334f);
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %556 = contract f64[32,4] -> v8
-  // %535 = contract f64[32,4] -> v9
-  // %514 = contract f64[32,4] -> v10
+  // %756 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v9[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %757 = contract f64[32,4] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 4 + i1) * L + l] = vm::tanh(v5[(i0 * 4 + i1) * L + l]) * v8[i0 * L + l];
+      }
+    }
+  }
+  // %514 = contract f64[32,4] -> v5
+  // %535 = contract f64[32,4] -> v12
+  // %556 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2636,197 +2718,24 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wk[i0 * 84 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 84 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 84 + i1], v4[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v3[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v4[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v3[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v4[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v3[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v4[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v9[(i0 * 4) * L + l] = acc4_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v10[(i0 * 4) * L + l] = acc8_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %557 = softmax f64[32,4] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v8[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %536 = softmax f64[32,4] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %763 = contract f64[32,4] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %515 = softmax f64[32,4] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v10[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %767 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v6[i0 * L + l]) * (T(h) * 0.16666667f);
-    }
-  }
-  // %768 = contract f64[32,4] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %562 = contract f64[32,4] -> v8
-  // %541 = contract f64[32,4] -> v12
-  // %520 = contract f64[32,4] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v12[(i0 * 4) * L + l] = acc4_v[l];
       v12[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v12[(i0 * 4 + 2) * L + l] = acc6_v[l];
@@ -2837,40 +2746,144 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v13[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %757 = contract f64[32,4] -> v14
+  // %515 = softmax f64[32,4] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %768 = contract f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] = vm::tanh(v8[(i0 * 4 + i1) * L + l]) * v7[i0 * L + l];
+        v5[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %783 = mul f64[32,4] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %536 = softmax f64[32,4] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v12[i0 * L + l]) * 2.0f;
+      rowmax_v[l] = T(-INFINITY);
     }
-  }
-  // %521 = tanh f64[32,4] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
-  // %786 = add f64[32,4,4] -> W
+  // %763 = contract f64[32,4] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %764 = contract f64[32,4,4] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v14[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v12[(i0 * 4 + i1) * L + l] * v3[(i0 * 4 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %557 = softmax f64[32,4] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %771 = add f64[32,4,4] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              (v14[(i0 * 4 + i2) * L + l] * v11[(i0 * 4 + i1) * L + l]) +
-              ((v8[(i0 * 4 + i2) * L + l] * v9[(i0 * 4 + i1) * L + l]) +
-               ((v10[(i0 * 4 + i1) * L + l] * v12[(i0 * 4 + i2) * L + l]) +
-                z0_W[(i0 * 16 + i1 * 4 + i2) * L + l]));
+              z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
+              ((v5[(i0 * 4 + i1) * L + l] * v6[(i0 * 4 + i2) * L + l]) +
+               (v14[(i0 * 16 + i1 * 4 + i2) * L + l] +
+                ((v11[(i0 * 4 + i2) * L + l] * v3[(i0 * 4 + i1) * L + l]) +
+                 v14[(i0 * 16 + i1 * 4 + i2) * L + l])));
         }
       }
     }
@@ -3223,9 +3236,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %879 = contract f64[32,4] -> v12
-  // %1121 = contract f64[32,4] -> v14
-  // %862 = contract f64[32,4] -> v15
+  // %864 = contract f64[32,4] -> v12
+  // %1106 = contract f64[32,4] -> v14
+  // %847 = contract f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3287,7 +3300,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v15[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1049 = contract f64[32,4] -> v16
+  // %1034 = contract f64[32,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3296,7 +3309,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1207 = contract f64[32,4] -> v17
+  // %1192 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3389,8 +3402,8 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1046 = contract f64[32] -> v8
-  // %1050 = contract f64[32] -> v18
+  // %1031 = contract f64[32] -> v8
+  // %1035 = contract f64[32] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3434,14 +3447,14 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1047 = mul f64[32] -> v12
+  // %1032 = mul f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v8[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
     }
   }
-  // %1053 = mul f64[32,4] -> v22
+  // %1038 = mul f64[32,4] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3483,7 +3496,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1204 = contract f64[32] -> v8
+  // %1189 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3512,14 +3525,14 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1205 = mul f64[32] -> v14
+  // %1190 = mul f64[32] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1208 = contract f64[32] -> v8
+  // %1193 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3548,7 +3561,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1211 = mul f64[32,4] -> v18
+  // %1196 = mul f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3590,7 +3603,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1040 = contract f64[32] -> v8
+  // %1025 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3619,16 +3632,16 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1041 = mul f64[32] -> v19
+  // %1026 = mul f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = (v7[i0 * L + l] * (1.0f - v7[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1048 = contract f64[21] -> v8
-  // %1206 = contract f64[21] -> v20
-  // %1042 = contract f64[21] -> v23
+  // %1033 = contract f64[21] -> v8
+  // %1191 = contract f64[21] -> v20
+  // %1027 = contract f64[21] -> v23
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3698,7 +3711,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     v20[20 * L + l] = acc1_v[l];
     v23[20 * L + l] = acc2_v[l];
   }
-  // %1034 = contract f64[32,4] -> v24
+  // %1019 = contract f64[32,4] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3707,7 +3720,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1035 = contract f64[32] -> v15
+  // %1020 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3736,7 +3749,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1038 = mul f64[32,4] -> v25
+  // %1023 = mul f64[32,4] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3746,9 +3759,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1054 = contract f64[21] -> v15
-  // %1212 = contract f64[21] -> v24
-  // %1039 = contract f64[21] -> v26
+  // %1039 = contract f64[21] -> v15
+  // %1197 = contract f64[21] -> v24
+  // %1024 = contract f64[21] -> v26
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3834,28 +3847,28 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     v24[20 * L + l] = acc1_v[l];
     v26[20 * L + l] = acc2_v[l];
   }
-  // %1055 = add f64[21] -> v27
+  // %1040 = add f64[21] -> v27
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = v8[i0 * L + l] + v15[i0 * L + l];
     }
   }
-  // %1213 = add f64[21] -> v8
+  // %1198 = add f64[21] -> v8
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v20[i0 * L + l] + v24[i0 * L + l];
     }
   }
-  // %1043 = add f64[21] -> v15
+  // %1028 = add f64[21] -> v15
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v23[i0 * L + l] + v26[i0 * L + l];
     }
   }
-  // %1216 = add f64[21] -> d.ln.gain
+  // %1201 = add f64[21] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
@@ -3867,7 +3880,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1218 = add f64[21] -> d.ln.bias
+  // %1203 = add f64[21] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
@@ -3878,7 +3891,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1221 = add f64[32,21] -> d.Wb
+  // %1206 = add f64[32,21] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -3892,7 +3905,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1224 = add f64[32,4,21] -> d.Wk
+  // %1209 = add f64[32,4,21] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -3909,7 +3922,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %901 = contract f64[32,4] -> v12
+  // %886 = contract f64[32,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3938,9 +3951,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %902 = contract f64[32,4] -> v16
-  // %912 = contract f64[32,4] -> v18
-  // %1143 = contract f64[32,4] -> v19
+  // %887 = contract f64[32,4] -> v16
+  // %897 = contract f64[32,4] -> v18
+  // %1128 = contract f64[32,4] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4002,28 +4015,28 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v19[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1070 = mul f64[32,4] -> v12
+  // %1055 = mul f64[32,4] -> v12
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v16[i0 * L + l];
     }
   }
-  // %1072 = mul f64[32,4] -> v13
+  // %1057 = mul f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v18[i0 * L + l];
     }
   }
-  // %1225 = mul f64[32,4] -> v11
+  // %1210 = mul f64[32,4] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v10[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1228 = add f64[32,4,21] -> d.Wv
+  // %1213 = add f64[32,4,21] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -4083,14 +4096,14 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = T(1) / std::sqrt((v3[l] * 0.04761905f) + 1e-05f);
     }
-    // %1078 = mul f64[21] -> v3
+    // %1063 = mul f64[21] -> v3
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
       }
     }
-    // %1079 = reduce_sum f64[] -> v5
+    // %1064 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4105,7 +4118,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %1083 = contract f64[] -> v23
+    // %1068 = contract f64[] -> v23
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4120,7 +4133,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v23[l] = acc0_v[l];
     }
-    // %1088 = mul f64[21] -> d.x@0
+    // %1073 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4128,7 +4141,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
                                              (v4[i0 * L + l] * (v23[l] * 0.04761905f)));
       }
     }
-    // %1089 = contract f64[21] -> d.dx@0
+    // %1074 = contract f64[21] -> d.dx@0
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4176,14 +4189,14 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[41 * L + l] += acc0_v[l];
     }
-    // %1229 = mul f64[21] -> v1
+    // %1214 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v8[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1230 = reduce_sum f64[] -> v3
+    // %1215 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4198,7 +4211,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v3[l] = acc_v[l];
     }
-    // %1234 = contract f64[] -> v4
+    // %1219 = contract f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4248,7 +4261,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = T(1) / std::sqrt((v23[l] * 0.04761905f) + 1e-05f);
     }
-    // %1239 = mul f64[21] -> d.x@1
+    // %1224 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4257,7 +4270,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
             v5[l];
       }
     }
-    // %1240 = contract f64[21] -> d.dx@1
+    // %1225 = contract f64[21] -> d.dx@1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4305,14 +4318,14 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[83 * L + l] += acc0_v[l];
     }
-    // %1102 = mul f64[21] -> v1
+    // %1087 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v27[i0 * L + l];
       }
     }
-    // %1103 = reduce_sum f64[] -> v2
+    // %1088 = reduce_sum f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4327,7 +4340,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = acc_v[l];
     }
-    // %1107 = contract f64[] -> v3
+    // %1092 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4377,7 +4390,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v5[l] * 0.04761905f) + 1e-05f);
     }
-    // %1112 = mul f64[21] -> d.x@2
+    // %1097 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4386,7 +4399,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
             v4[l];
       }
     }
-    // %1113 = contract f64[21] -> d.dx@2
+    // %1098 = contract f64[21] -> d.dx@2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4476,26 +4489,28 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4224);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5248);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6272);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7296);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12416);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20608);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24704);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28800);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32896);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36992);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41088);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45184);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49280);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53376);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54400);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58496);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62592);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15104);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19904);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20928);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21952);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22976);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24000);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28096);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32192);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36288);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40384);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44480);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60864);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64960);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69056);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70080);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74176);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78272);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82368);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103872);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4517,51 +4532,8 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i = 0; i < 6090; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_cde.field.adjoint.step.rk4: 179 nodes
-  // %552 = layernorm f64[21] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 126) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 21.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 21.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %554 = add f64[21] -> v1
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %510 = layernorm f64[21] -> v2
+  // fwp_hebb_cde.field.adjoint.step.rk4: 175 nodes
+  // %510 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4581,8 +4553,8 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e44 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
+        const T e13 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
       }
     }
   }
@@ -4594,17 +4566,17 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %512 = add f64[21] -> v3
+  // %512 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v2[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %531 = layernorm f64[21] -> v4
+  // %531 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4624,8 +4596,8 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e75 * e75);
+        const T e44 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -4637,19 +4609,135 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %533 = add f64[21] -> v5
+  // %533 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %558 = contract f64[32] -> v6
-  // %516 = contract f64[32] -> v7
-  // %537 = contract f64[32] -> v8
+  // %520 = contract f64[32,4] -> v4
+  // %541 = contract f64[32,4] -> v5
+  // %562 = contract f64[32,4] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc4_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 4) * L + l] = acc8_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %521 = tanh f64[32,4] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+    }
+  }
+  // %542 = tanh f64[32,4] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
+    }
+  }
+  // %563 = tanh f64[32,4] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+    }
+  }
+  // %552 = layernorm f64[21] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 126) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 21.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e153 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e153 * e153);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 21.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %554 = add f64[21] -> v8
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = ln_bias[i0] + (v6[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %516 = contract f64[32] -> v9
+  // %537 = contract f64[32] -> v10
+  // %558 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4671,51 +4759,51 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v8[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v5[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v8[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v5[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v8[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v5[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v8[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v8[(i0 * 4) * L + l] = acc8_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v11[(i0 * 4) * L + l] = acc8_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %559 = sigmoid f64[32] -> v9
+  // %517 = sigmoid f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
   }
-  // %517 = sigmoid f64[32] -> v6
+  // %538 = sigmoid f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+      v9[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %556 = contract f64[32,4] -> v10
-  // %514 = contract f64[32,4] -> v11
-  // %535 = contract f64[32,4] -> v12
+  // %514 = contract f64[32,4] -> v13
+  // %535 = contract f64[32,4] -> v14
+  // %556 = contract f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4737,35 +4825,35 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wk[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 84 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 84 + i1], v8[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v5[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v8[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v5[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v8[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v5[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v8[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 4) * L + l] = acc4_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 4) * L + l] = acc8_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc8_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %557 = softmax f64[32,4] -> v13
+  // %515 = softmax f64[32,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4775,7 +4863,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v10[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4786,27 +4874,27 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %560 = contract f64[32,4] -> v10
+  // %518 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v13[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+        v13[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %515 = softmax f64[32,4] -> v14
+  // %536 = softmax f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4816,7 +4904,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v14[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4827,27 +4915,39 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v11[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %518 = contract f64[32,4] -> v11
+  // %539 = contract f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 4 + i1) * L + l] = v14[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %536 = softmax f64[32,4] -> v15
+  // %1508 = contract f64[32,4,4] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v18[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v14[(i0 * 4 + i1) * L + l] * (v4[(i0 * 4 + i2) * L + l] * (T(h) * 0.33333334f));
+        }
+      }
+    }
+  }
+  // %557 = softmax f64[32,4] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4857,7 +4957,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v12[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4868,138 +4968,58 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v19[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %538 = sigmoid f64[32] -> v7
+  // %559 = sigmoid f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+      v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %539 = contract f64[32,4] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 4 + i1) * L + l] = v15[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
-      }
-    }
-  }
-  // %562 = contract f64[32,4] -> v16
-  // %520 = contract f64[32,4] -> v17
-  // %541 = contract f64[32,4] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v17[(i0 * 4) * L + l] = acc4_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v18[(i0 * 4) * L + l] = acc8_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %563 = tanh f64[32,4] -> v19
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
-    }
-  }
-  // %521 = tanh f64[32,4] -> v16
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v17[i0 * L + l]);
-    }
-  }
-  // %542 = tanh f64[32,4] -> v17
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v18[i0 * L + l]);
-    }
-  }
-  // %1789 = mul f64[32,4] -> v18
+  // %560 = contract f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] = (v17[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * 2.0f;
+        v15[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1792 = add f64[32,4,4] -> W
+  // %1677 = add f64[32,4,4] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              (v19[(i0 * 4 + i2) * L + l] * (v10[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f))) +
-              ((((v11[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v16[(i0 * 4 + i2) * L + l]) +
-                z0_W[(i0 * 16 + i1 * 4 + i2) * L + l]) +
-               (v12[(i0 * 4 + i1) * L + l] * v18[(i0 * 4 + i2) * L + l]));
+              z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
+              (((v13[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v7[(i0 * 4 + i2) * L + l]) +
+               ((v18[(i0 * 16 + i1 * 4 + i2) * L + l] +
+                 (v5[(i0 * 4 + i2) * L + l] *
+                  (v15[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+                v18[(i0 * 16 + i1 * 4 + i2) * L + l]));
         }
       }
     }
   }
-  // %1433 = add f64[32,4,4] -> a.W
+  // %1418 = add f64[32,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = a0[i0 * L + l] + (T(h) * -0.0f);
     }
   }
-  // %1272 = contract f64[32,4] -> v18
+  // %1257 = contract f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5011,11 +5031,10 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v16[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5026,17 +5045,17 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1276 = contract f64[32,4] -> v20
+  // %1261 = contract f64[32,4] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v20[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1273 = contract f64[32] -> v8
-  // %1531 = contract f64[32] -> v21
+  // %1258 = contract f64[32] -> v11
+  // %1516 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5052,53 +5071,53 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v14[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v21[(i0 * 4) * L + l] = acc4_v[l];
       v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1274 = mul f64[32] -> v18
+  // %1259 = mul f64[32] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v8[i0 * L + l];
+      v18[i0 * L + l] = (v12[i0 * L + l] * (1.0f - v12[i0 * L + l])) * v11[i0 * L + l];
     }
   }
-  // %1694 = mul f64[32,4] -> v22
+  // %1679 = mul f64[32,4] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v22[(i0 * 4 + i1) * L + l] =
-            v14[(i0 * 4 + i1) * L + l] * (v20[(i0 * 4 + i1) * L + l] - v21[i0 * L + l]);
+            v16[(i0 * 4 + i1) * L + l] * (v20[(i0 * 4 + i1) * L + l] - v21[i0 * L + l]);
       }
     }
   }
-  // %1434 = contract f64[32,4] -> v14
-  // %1451 = contract f64[32,4] -> v20
+  // %1419 = contract f64[32,4] -> v16
+  // %1436 = contract f64[32,4] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5114,40 +5133,38 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v19[(i0 * 4 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 4 + i1) * L + l], acc5_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 4 + i1) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 4 + i1) * L + l], acc7_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v4[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc3_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v20[(i0 * 4) * L + l] = acc4_v[l];
       v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1435 = contract f64[32,4] -> v23
+  // %1420 = contract f64[32,4] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 4 + i1) * L + l] = v14[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
+        v23[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %1549 = contract f64[32] -> v6
+  // %1534 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5159,34 +5176,34 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 16 + i1) * L + l], v15[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1701 = mul f64[32,4] -> v24
+  // %1686 = mul f64[32,4] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v24[(i0 * 4 + i1) * L + l] =
-            (v23[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]) * v15[(i0 * 4 + i1) * L + l];
+            (v23[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1443 = contract f64[32] -> v6
+  // %1428 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5198,31 +5215,31 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 16 + i1) * L + l], v15[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1444 = mul f64[32] -> v8
+  // %1429 = mul f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v6[i0 * L + l];
+      v12[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  // %1460 = contract f64[32] -> v6
+  // %1445 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5234,33 +5251,33 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v13[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v13[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v13[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v13[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1461 = mul f64[32] -> v7
+  // %1446 = mul f64[32] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+      v11[i0 * L + l] = v9[i0 * L + l] * (v10[i0 * L + l] * (1.0f - v10[i0 * L + l]));
     }
   }
-  // %1275 = contract f64[21] -> v6
-  // %1445 = contract f64[21] -> v21
-  // %1462 = contract f64[21] -> v14
+  // %1260 = contract f64[21] -> v9
+  // %1430 = contract f64[21] -> v21
+  // %1447 = contract f64[21] -> v16
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5281,33 +5298,33 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v18[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7[i1 * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v12[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v11[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7[i1 * L + l], acc9_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v12[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v11[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7[i1 * L + l], acc10_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v12[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v11[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v18[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7[i1 * L + l], acc11_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v12[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v11[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v21[(i0 * 4) * L + l] = acc4_v[l];
       v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v14[(i0 * 4) * L + l] = acc8_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v16[(i0 * 4) * L + l] = acc8_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5320,26 +5337,26 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v7[i0 * L + l], acc2_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v11[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v6[20 * L + l] = acc0_v[l];
+    v9[20 * L + l] = acc0_v[l];
     v21[20 * L + l] = acc1_v[l];
-    v14[20 * L + l] = acc2_v[l];
+    v16[20 * L + l] = acc2_v[l];
   }
-  // %1452 = contract f64[32,4] -> v15
+  // %1437 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+        v17[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1565 = contract f64[32] -> v9
+  // %1550 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5351,36 +5368,36 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 16 + i1) * L + l], v15[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1709 = mul f64[32,4] -> v20
+  // %1694 = mul f64[32,4] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v20[(i0 * 4 + i1) * L + l] =
-            (v15[(i0 * 4 + i1) * L + l] - v9[i0 * L + l]) * v13[(i0 * 4 + i1) * L + l];
+            (v17[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1695 = contract f64[21] -> v9
-  // %1702 = contract f64[21] -> v13
-  // %1710 = contract f64[21] -> v15
+  // %1680 = contract f64[21] -> v10
+  // %1687 = contract f64[21] -> v17
+  // %1695 = contract f64[21] -> v19
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5430,18 +5447,18 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v13[(i0 * 4) * L + l] = acc4_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v15[(i0 * 4) * L + l] = acc8_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc4_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc8_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5462,87 +5479,102 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[20 * L + l] = acc0_v[l];
-    v13[20 * L + l] = acc1_v[l];
-    v15[20 * L + l] = acc2_v[l];
+    v10[20 * L + l] = acc0_v[l];
+    v17[20 * L + l] = acc1_v[l];
+    v19[20 * L + l] = acc2_v[l];
   }
-  // %1696 = add f64[21] -> v23
+  // %1702 = mul f64[21] -> v23
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v6[i0 * L + l] + v9[i0 * L + l];
+      v23[i0 * L + l] = (v9[i0 * L + l] + v10[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %1703 = add f64[21] -> v6
+  // %1689 = mul f64[21] -> v9
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v13[i0 * L + l] + v21[i0 * L + l];
+      v9[i0 * L + l] = (v17[i0 * L + l] + v21[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %1711 = add f64[21] -> v9
+  // %1690 = contract f64[21] -> v10
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v14[i0 * L + l] + v15[i0 * L + l];
+      v10[i0 * L + l] = v9[i0 * L + l] * v2[i0 * L + l];
     }
   }
-  // %1798 = mul f64[21] -> adj.ln.gain
+  // %1696 = add f64[21] -> v2
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v16[i0 * L + l] + v19[i0 * L + l];
+    }
+  }
+  // %1734 = mul f64[21] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-(v2[i0 * L + l] * (v23[i0 * L + l] * 0.16666667f))) -
-                   ((v6[i0 * L + l] * 0.33333334f) * (v4[i0 * L + l] * 2.0f))) -
-                  ((v0[i0 * L + l] * v9[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((((-(v0[i0 * L + l] * v23[i0 * L + l])) - v10[i0 * L + l]) - v10[i0 * L + l]) -
+                  ((v6[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1775 = mul f64[21] -> adj.ln.bias
+  // %1707 = mul f64[21] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-(v6[i0 * L + l] * 0.6666667f)) -
-                         ((v23[i0 * L + l] + v9[i0 * L + l]) * 0.16666667f));
+        sum[l] = ((((-v9[i0 * L + l]) - v23[i0 * L + l]) - v9[i0 * L + l]) -
+                  (v2[i0 * L + l] * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1800 = mul f64[32] -> v6
+  // %1583 = contract f64[32,21] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v8[i0 * L + l] * 2.0f;
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 21 + i1) * L + l] = (v3[i1 * L + l] * (T(h) * 0.33333334f)) * v12[i0 * L + l];
+      }
     }
   }
-  // %1803 = sub f64[32,21] -> adj.Wb
+  // %1589 = sub f64[32,21] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((-(v18[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                    ((v5[i1 * L + l] * (T(h) * 0.33333334f)) * v6[i0 * L + l])) -
-                   (v7[i0 * L + l] * (v1[i1 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-(v18[i0 * L + l] * (v1[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                     v25[(i0 * 21 + i1) * L + l]) -
+                    v25[(i0 * 21 + i1) * L + l]) -
+                   (v11[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1804 = mul f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (v5[i0 * L + l] * (T(h) * 0.33333334f)) * 2.0f;
+  // %1710 = contract f64[32,4,21] -> v26
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v26[(i0 * 84 + i1 * 21 + i2) * L + l] =
+              v24[(i0 * 4 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f));
+        }
+      }
     }
   }
-  // %1807 = sub f64[32,4,21] -> adj.Wk
+  // %1714 = sub f64[32,4,21] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -5550,17 +5582,18 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v22[(i0 * 4 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v24[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v20[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v22[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                      v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                     (v20[(i0 * 4 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1491 = contract f64[32,4] -> v13
-  // %1498 = contract f64[32,4] -> v14
+  // %1476 = contract f64[32,4] -> v6
+  // %1483 = contract f64[32,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5576,52 +5609,57 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v10[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v12[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v10[(i0 * 4 + i1) * L + l], acc5_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v12[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v10[(i0 * 4 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v12[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v10[(i0 * 4 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v14[(i0 * 4) * L + l] = acc4_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc4_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1642 = contract f64[32,4] -> v10
+  // %1627 = contract f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] =
-            v13[(i0 * 4 + i1) * L + l] * (1.0f - square(v17[(i0 * 4 + i1) * L + l]));
+        v14[(i0 * 4 + i1) * L + l] =
+            v6[(i0 * 4 + i1) * L + l] * (1.0f - square(v4[(i0 * 4 + i1) * L + l]));
       }
     }
   }
-  // %1808 = mul f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 63) * L + l] * (T(h) * 0.33333334f)) * 2.0f;
+  // %1668 = contract f64[32,4,21] -> v26
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v26[(i0 * 84 + i1 * 21 + i2) * L + l] =
+              v14[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f));
+        }
+      }
     }
   }
-  // %1292 = contract f64[32,4] -> v12
+  // %1277 = contract f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5633,44 +5671,44 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v11[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v11[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v13[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v11[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v13[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v11[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v13[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1657 = contract f64[32,4] -> v11
+  // %1642 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 4 + i1) * L + l] =
-            (1.0f - square(v16[(i0 * 4 + i1) * L + l])) * v12[(i0 * 4 + i1) * L + l];
+        v6[(i0 * 4 + i1) * L + l] =
+            (1.0f - square(v7[(i0 * 4 + i1) * L + l])) * v4[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1671 = contract f64[32,4] -> v12
+  // %1656 = contract f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 4 + i1) * L + l] =
-            (1.0f - square(v19[(i0 * 4 + i1) * L + l])) * v14[(i0 * 4 + i1) * L + l];
+        v4[(i0 * 4 + i1) * L + l] =
+            (1.0f - square(v5[(i0 * 4 + i1) * L + l])) * v16[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1812 = sub f64[32,4,21] -> adj.Wv
+  // %1676 = sub f64[32,4,21] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -5678,44 +5716,45 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v10[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
-                      (v11[(i0 * 4 + i1) * L + l] *
-                       (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
-                     (v12[(i0 * 4 + i1) * L + l] *
-                      (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
+            sum[l] =
+                (((-v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                  (v6[(i0 * 4 + i1) * L + l] *
+                   (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
+                 v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                (v4[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1504 = broadcast f64[32,4,21] -> adj.Wq
+  // %1489 = broadcast f64[32,4,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2688; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1505 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1490 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1506 = broadcast f64[512,128] -> adj.ff.up.weight
+  // %1491 = broadcast f64[512,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1507 = broadcast f64[512] -> adj.ff.up.bias
+  // %1492 = broadcast f64[512] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1508 = broadcast f64[128,512] -> adj.ff.down.weight
+  // %1493 = broadcast f64[128,512] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1509 = broadcast f64[10,128] -> adj.out.weight
+  // %1494 = broadcast f64[10,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 1280; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1510 = broadcast f64[10] -> adj.out.bias
+  // %1495 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -7260,9 +7299,9 @@ const plastic_model kModel = {
             .field = 14720,
             .field_vjp = 21696,
             .adjoint_field = 50176,
-            .step = 35584,
+            .step = 51264,
             .step_vjp = 71872,
-            .adjoint_step = 66688,
+            .adjoint_step = 189888,
             .output = 46464,
             .output_vjp = 112256,
             .loss = 128,

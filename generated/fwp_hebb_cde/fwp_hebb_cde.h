@@ -94,11 +94,11 @@ enum { fwp_hebb_cde_adjoint_field_lanes = 8, fwp_hebb_cde_adjoint_field_scratch_
  *   theta: uniform[142036] = 142036 floats, read-only
  *   u_stages: varying[168] = 1344 floats, read-only
  *   z1: varying[512] = 4096 floats, may alias
- *   scratch: scratch arena, 35584 bytes, 64-byte aligned
+ *   scratch: scratch arena, 51264 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_cde_step_lanes = 8, fwp_hebb_cde_step_scratch_bytes = 35584 };
+enum { fwp_hebb_cde_step_lanes = 8, fwp_hebb_cde_step_scratch_bytes = 51264 };
 
 /* fwp_hebb_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_hebb_cde_step_vjp_lanes = 8, fwp_hebb_cde_step_vjp_scratch_bytes = 71
  *   dtheta: uniform[142036] = 142036 floats
  *   err: varying[1024] = 8192 floats, may be NULL
  *   dtheta_err: uniform[142036] = 142036 floats, may be NULL
- *   scratch: scratch arena, 66688 bytes, 64-byte aligned
+ *   scratch: scratch arena, 189888 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                const void* theta, const void* u_stages, void* z1, void* a1,
                                void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_hebb_cde_adjoint_step_lanes = 8, fwp_hebb_cde_adjoint_step_scratch_bytes = 66688 };
+enum { fwp_hebb_cde_adjoint_step_lanes = 8, fwp_hebb_cde_adjoint_step_scratch_bytes = 189888 };
 
 /* fwp_hebb_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

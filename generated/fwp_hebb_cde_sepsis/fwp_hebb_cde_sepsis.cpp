@@ -2408,13 +2408,13 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7744);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8768);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14272);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14528);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14784);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11776);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12800);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2433,7 +2433,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis.field.step.rk4: 64 nodes
-  // %539 = layernorm f64[69] -> v0
+  // %559 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2441,7 +2441,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 138) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 414) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -2453,7 +2453,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e12 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        const T e12 = u_stages[(i0 + 414) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e12 * e12);
       }
     }
@@ -2466,14 +2466,14 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %541 = add f64[69] -> v1
+  // %561 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
   // %518 = layernorm f64[69] -> v0
@@ -2519,73 +2519,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %549 = contract f64[8,4] -> v0
-  // %528 = contract f64[8,4] -> v3
-  // %569 = contract f64[8,4] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v3[(i0 * 4) * L + l] = acc4_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v4[(i0 * 4) * L + l] = acc8_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %796 = mul f64[8,4] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v0[i0 * L + l]) * 2.0f;
-    }
-  }
-  // %570 = tanh f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
-    }
-  }
-  // %559 = layernorm f64[69] -> v6
+  // %539 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2593,7 +2527,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 414) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 138) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -2605,8 +2539,8 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e152 = u_stages[(i0 + 414) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e152 * e152);
+        const T e74 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -2618,19 +2552,19 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %561 = add f64[69] -> v7
+  // %541 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ln_bias[i0] + (v6[i0 * L + l] * ln_gain[i0]);
+      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %545 = contract f64[8] -> v4
-  // %524 = contract f64[8] -> v6
-  // %565 = contract f64[8] -> v8
+  // %565 = contract f64[8] -> v0
+  // %524 = contract f64[8] -> v4
+  // %545 = contract f64[8] -> v5
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2652,60 +2586,51 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v7[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v7[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v7[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v7[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v6[(i0 * 4) * L + l] = acc4_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v8[(i0 * 4) * L + l] = acc8_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %771 = contract f64[8] -> v9
+  // %782 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.33333334f);
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %777 = contract f64[8] -> v4
+  // %777 = contract f64[8] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v6[i0 * L + l]) * (T(h) * 0.16666667f);
+      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %778 = contract f64[8,4] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = vm::tanh(v3[(i0 * 4 + i1) * L + l]) * v4[i0 * L + l];
-      }
-    }
-  }
-  // %543 = contract f64[8,4] -> v3
-  // %522 = contract f64[8,4] -> v4
-  // %563 = contract f64[8,4] -> v10
+  // %563 = contract f64[8,4] -> v7
+  // %522 = contract f64[8,4] -> v8
+  // %543 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2727,35 +2652,35 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v7[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v7[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v7[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v7[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v4[(i0 * 4) * L + l] = acc4_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v10[(i0 * 4) * L + l] = acc8_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc8_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %544 = softmax f64[8,4] -> v1
+  // %564 = softmax f64[8,4] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2765,7 +2690,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v3[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2776,23 +2701,23 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+        v1[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %772 = contract f64[8,4] -> v3
+  // %783 = contract f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+        v7[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
@@ -2806,7 +2731,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v4[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2817,18 +2742,18 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[i1 * L + l] = vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+        v1[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %564 = softmax f64[8,4] -> v4
+  // %544 = softmax f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2838,7 +2763,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v10[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2849,43 +2774,118 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[i1 * L + l] = vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+        v8[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %782 = contract f64[8] -> v9
+  // %771 = contract f64[8] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.16666667f);
+      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %783 = contract f64[8,4] -> v10
+  // %772 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+        v9[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %800 = add f64[8,4,4] -> W
+  // %569 = contract f64[8,4] -> v8
+  // %528 = contract f64[8,4] -> v2
+  // %549 = contract f64[8,4] -> v3
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc4_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v3[(i0 * 4) * L + l] = acc8_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %570 = tanh f64[8,4] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+    }
+  }
+  // %778 = contract f64[8,4] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 4 + i1) * L + l] = vm::tanh(v2[(i0 * 4 + i1) * L + l]) * v0[i0 * L + l];
+      }
+    }
+  }
+  // %550 = tanh f64[8,4] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+    }
+  }
+  // %794 = add f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              (((v3[(i0 * 4 + i1) * L + l] * v5[(i0 * 4 + i2) * L + l]) +
-                (v6[(i0 * 4 + i2) * L + l] * v1[(i0 * 4 + i1) * L + l])) +
-               (v0[(i0 * 4 + i2) * L + l] * v10[(i0 * 4 + i1) * L + l])) +
+              ((v10[(i0 * 4 + i2) * L + l] * v7[(i0 * 4 + i1) * L + l]) +
+               ((v8[(i0 * 4 + i2) * L + l] * v1[(i0 * 4 + i1) * L + l]) +
+                ((v9[(i0 * 4 + i1) * L + l] * v0[(i0 * 4 + i2) * L + l]) * 2.0f))) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -3382,9 +3382,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %1028 = contract f64[8,4] -> v15
-  // %1016 = contract f64[8,4] -> v17
-  // %888 = contract f64[8,4] -> v18
+  // %1021 = contract f64[8,4] -> v15
+  // %1009 = contract f64[8,4] -> v17
+  // %881 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3446,7 +3446,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1029 = contract f64[8,4] -> v19
+  // %1022 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3455,8 +3455,8 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1030 = contract f64[8] -> v7
-  // %1035 = contract f64[8] -> v20
+  // %1023 = contract f64[8] -> v7
+  // %1028 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3500,7 +3500,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1033 = mul f64[8,4] -> v15
+  // %1026 = mul f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3510,14 +3510,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1036 = mul f64[8] -> v7
+  // %1029 = mul f64[8] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v20[i0 * L + l];
     }
   }
-  // %1020 = contract f64[8,4] -> v19
+  // %1013 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3526,7 +3526,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1021 = contract f64[8] -> v20
+  // %1014 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3555,7 +3555,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1024 = mul f64[8,4] -> v21
+  // %1017 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3565,7 +3565,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1017 = contract f64[8] -> v20
+  // %1010 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3594,7 +3594,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1018 = mul f64[8] -> v17
+  // %1011 = mul f64[8] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3608,7 +3608,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v20[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %1044 = contract f64[8,4] -> v19
+  // %1037 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3617,7 +3617,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1045 = contract f64[8] -> v8
+  // %1038 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3646,7 +3646,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1048 = mul f64[8,4] -> v22
+  // %1041 = mul f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3656,9 +3656,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1034 = contract f64[69] -> v23
-  // %1025 = contract f64[69] -> v24
-  // %1049 = contract f64[69] -> v25
+  // %1027 = contract f64[69] -> v23
+  // %1018 = contract f64[69] -> v24
+  // %1042 = contract f64[69] -> v25
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3744,7 +3744,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     v24[68 * L + l] = acc1_v[l];
     v25[68 * L + l] = acc2_v[l];
   }
-  // %1041 = contract f64[8] -> v8
+  // %1034 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3773,16 +3773,16 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1042 = mul f64[8] -> v18
+  // %1035 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = (v20[i0 * L + l] * (1.0f - v20[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1037 = contract f64[69] -> v26
-  // %1019 = contract f64[69] -> v27
-  // %1043 = contract f64[69] -> v28
+  // %1030 = contract f64[69] -> v26
+  // %1012 = contract f64[69] -> v27
+  // %1036 = contract f64[69] -> v28
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3852,28 +3852,28 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     v27[68 * L + l] = acc1_v[l];
     v28[68 * L + l] = acc2_v[l];
   }
-  // %1038 = add f64[69] -> v29
+  // %1031 = add f64[69] -> v29
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v23[i0 * L + l] + v26[i0 * L + l];
     }
   }
-  // %1026 = add f64[69] -> v23
+  // %1019 = add f64[69] -> v23
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v24[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %1050 = add f64[69] -> v24
+  // %1043 = add f64[69] -> v24
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1052 = add f64[69] -> d.ln.gain
+  // %1045 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -3885,7 +3885,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1054 = add f64[69] -> d.ln.bias
+  // %1047 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -3896,7 +3896,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1059 = add f64[8,69] -> d.Wb
+  // %1052 = add f64[8,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -3910,7 +3910,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %1064 = add f64[8,4,69] -> d.Wk
+  // %1057 = add f64[8,4,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -3954,9 +3954,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %913 = contract f64[8,4] -> v11
-  // %907 = contract f64[8,4] -> v17
-  // %921 = contract f64[8,4] -> v18
+  // %906 = contract f64[8,4] -> v11
+  // %900 = contract f64[8,4] -> v17
+  // %914 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4018,28 +4018,28 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1067 = mul f64[8,4] -> v10
+  // %1060 = mul f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v11[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
     }
   }
-  // %1065 = mul f64[8,4] -> v11
+  // %1058 = mul f64[8,4] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v17[i0 * L + l];
     }
   }
-  // %1070 = mul f64[8,4] -> v12
+  // %1063 = mul f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v18[i0 * L + l];
     }
   }
-  // %1072 = add f64[8,4,69] -> d.Wv
+  // %1065 = add f64[8,4,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4064,14 +4064,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   if (u_stages_bar) {
-    // %1073 = mul f64[69] -> v1
+    // %1066 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1074 = reduce_sum f64[] -> v6
+    // %1067 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4086,7 +4086,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1078 = contract f64[] -> v7
+    // %1071 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4136,7 +4136,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1083 = mul f64[69] -> d.x@0
+    // %1076 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4145,7 +4145,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
                                     v8[l];
       }
     }
-    // %1084 = contract f64[69] -> d.dx@0
+    // %1077 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4193,14 +4193,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %1085 = mul f64[69] -> v1
+    // %1078 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v24[i0 * L + l];
       }
     }
-    // %1086 = reduce_sum f64[] -> v6
+    // %1079 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4215,7 +4215,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1090 = contract f64[] -> v7
+    // %1083 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4265,7 +4265,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1095 = mul f64[69] -> d.x@1
+    // %1088 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4274,7 +4274,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
                                             v8[l];
       }
     }
-    // %1096 = contract f64[69] -> d.dx@1
+    // %1089 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4322,14 +4322,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[275 * L + l] += acc0_v[l];
     }
-    // %1097 = mul f64[69] -> v1
+    // %1090 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v29[i0 * L + l];
       }
     }
-    // %1098 = reduce_sum f64[] -> v6
+    // %1091 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4344,7 +4344,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1102 = contract f64[] -> v7
+    // %1095 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4394,7 +4394,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1107 = mul f64[69] -> d.x@2
+    // %1100 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4403,7 +4403,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
                                             v8[l];
       }
     }
-    // %1108 = contract f64[69] -> d.dx@2
+    // %1101 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4498,11 +4498,11 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14080);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16320);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18816);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19072);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15296);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17792);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18304);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
   T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20352);
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21376);
@@ -4520,6 +4520,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38528);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40768);
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45248);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62912);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4541,8 +4543,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i = 0; i < 5106; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_cde_sepsis.field.adjoint.step.rk4: 178 nodes
-  // %518 = layernorm f64[69] -> v0
+  // fwp_hebb_cde_sepsis.field.adjoint.step.rk4: 180 nodes
+  // %559 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4550,7 +4552,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 414) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -4562,7 +4564,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e13 = u_stages[i0 * L + l] - mean_v[l];
+        const T e13 = u_stages[(i0 + 414) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e13 * e13);
       }
     }
@@ -4575,14 +4577,14 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %520 = add f64[69] -> v1
+  // %561 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
   // %539 = layernorm f64[69] -> v2
@@ -4628,9 +4630,9 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %528 = contract f64[8,4] -> v4
+  // %569 = contract f64[8,4] -> v4
   // %549 = contract f64[8,4] -> v5
-  // %569 = contract f64[8,4] -> v6
+  // %528 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4650,18 +4652,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4680,7 +4682,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %529 = tanh f64[8,4] -> v7
+  // %570 = tanh f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4694,21 +4696,14 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v4[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
     }
   }
-  // %796 = mul f64[8,4] -> v5
+  // %529 = tanh f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v4[i0 * L + l] * 2.0f;
+      v5[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %570 = tanh f64[8,4] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
-    }
-  }
-  // %559 = layernorm f64[69] -> v9
+  // %518 = layernorm f64[69] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4716,7 +4711,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 414) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -4728,8 +4723,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e156 = u_stages[(i0 + 414) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e156 * e156);
+        const T e153 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e153 * e153);
       }
     }
   }
@@ -4741,19 +4736,19 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
+      v8[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %561 = add f64[69] -> v10
+  // %520 = add f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (v9[i0 * L + l] * ln_gain[i0]);
+      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v8[i0 * L + l]);
     }
   }
-  // %524 = contract f64[8] -> v6
-  // %545 = contract f64[8] -> v11
-  // %565 = contract f64[8] -> v12
+  // %565 = contract f64[8] -> v6
+  // %545 = contract f64[8] -> v10
+  // %524 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4775,16 +4770,16 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v10[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v9[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v10[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v9[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v10[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v9[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v10[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4793,33 +4788,33 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 4) * L + l] = acc4_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 4) * L + l] = acc8_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v11[(i0 * 4) * L + l] = acc8_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %525 = sigmoid f64[8] -> v13
+  // %566 = sigmoid f64[8] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
   // %546 = sigmoid f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %522 = contract f64[8,4] -> v14
-  // %543 = contract f64[8,4] -> v15
-  // %563 = contract f64[8,4] -> v16
+  // %563 = contract f64[8,4] -> v13
+  // %543 = contract f64[8,4] -> v14
+  // %522 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4841,35 +4836,76 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v10[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v9[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v10[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v9[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v10[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v9[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v10[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 4) * L + l] = acc4_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v16[(i0 * 4) * L + l] = acc8_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc8_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %523 = softmax f64[8,4] -> v17
+  // %564 = softmax f64[8,4] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %567 = contract f64[8,4] -> v13
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
+      }
+    }
+  }
+  // %544 = softmax f64[8,4] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4890,27 +4926,27 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %526 = contract f64[8,4] -> v14
+  // %547 = contract f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %544 = softmax f64[8,4] -> v18
+  // %523 = softmax f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4931,97 +4967,58 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %547 = contract f64[8,4] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %564 = softmax f64[8,4] -> v19
+  // %525 = sigmoid f64[8] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v16[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
-      }
+      v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %566 = sigmoid f64[8] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v12[i0 * L + l]);
-    }
-  }
-  // %567 = contract f64[8,4] -> v16
+  // %526 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+        v15[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1730 = add f64[8,4,4] -> W
+  // %1693 = add f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              ((((v7[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v14[(i0 * 4 + i1) * L + l]) +
-                ((v15[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v5[(i0 * 4 + i2) * L + l])) +
-               ((v8[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v16[(i0 * 4 + i1) * L + l])) +
+              (((v7[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v13[(i0 * 4 + i1) * L + l]) +
+               ((((v14[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v4[(i0 * 4 + i2) * L + l]) *
+                 2.0f) +
+                ((v5[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v15[(i0 * 4 + i1) * L + l]))) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
     }
   }
-  // %1359 = add f64[8,4,4] -> a.W
+  // %1352 = add f64[8,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1198 = contract f64[8,4] -> v5
+  // %1191 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5033,30 +5030,30 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1199 = contract f64[8,4] -> v20
+  // %1192 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] = v5[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v20[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1460 = contract f64[8] -> v12
+  // %1453 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5068,34 +5065,34 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1629 = mul f64[8,4] -> v21
+  // %1622 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v21[(i0 * 4 + i1) * L + l] =
-            (v20[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
+            (v20[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1207 = contract f64[8] -> v12
+  // %1200 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5107,32 +5104,32 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1208 = mul f64[8] -> v5
+  // %1201 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v12[i0 * L + l];
+      v18[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  // %1360 = contract f64[8,4] -> v17
-  // %1377 = contract f64[8,4] -> v20
+  // %1353 = contract f64[8,4] -> v19
+  // %1370 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5149,37 +5146,37 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v4[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v8[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 4 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 4 + i1) * L + l], acc7_v[l]);
+        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v20[(i0 * 4) * L + l] = acc4_v[l];
       v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1361 = contract f64[8,4] -> v22
+  // %1354 = contract f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v22[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1477 = contract f64[8] -> v12
+  // %1470 = contract f64[8] -> v10
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5191,34 +5188,34 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1636 = mul f64[8,4] -> v23
+  // %1629 = mul f64[8,4] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 4 + i1) * L + l] =
-            (v22[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
+            (v22[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1369 = contract f64[8] -> v12
+  // %1362 = contract f64[8] -> v10
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5230,41 +5227,41 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1370 = mul f64[8] -> v13
+  // %1363 = mul f64[8] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v12[i0 * L + l];
+      v11[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v10[i0 * L + l];
     }
   }
-  // %1378 = contract f64[8,4] -> v6
+  // %1371 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+        v6[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1495 = contract f64[8] -> v12
-  // %1386 = contract f64[8] -> v17
+  // %1488 = contract f64[8] -> v10
+  // %1379 = contract f64[8] -> v17
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5280,47 +5277,47 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v17[(i0 * 4) * L + l] = acc4_v[l];
       v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1644 = mul f64[8,4] -> v18
+  // %1637 = mul f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] =
-            (v6[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
+        v19[(i0 * 4 + i1) * L + l] =
+            (v6[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v16[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1630 = contract f64[69] -> v24
-  // %1637 = contract f64[69] -> v25
-  // %1645 = contract f64[69] -> v26
+  // %1623 = contract f64[69] -> v24
+  // %1630 = contract f64[69] -> v25
+  // %1638 = contract f64[69] -> v26
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5346,25 +5343,25 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
           acc4_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v23[(i1 * 4 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v18[(i1 * 4 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v19[(i1 * 4 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v21[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v23[(i1 * 4 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v18[(i1 * 4 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v19[(i1 * 4 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v21[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v23[(i1 * 4 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v18[(i1 * 4 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v19[(i1 * 4 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v21[(i1 * 4 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v23[(i1 * 4 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v18[(i1 * 4 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v19[(i1 * 4 + i2) * L + l], acc11_v[l]);
         }
       }
     }
@@ -5396,7 +5393,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v21[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v23[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v18[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v19[(i0 * 4 + i1) * L + l], acc2_v[l]);
       }
     }
   }
@@ -5406,16 +5403,16 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     v25[68 * L + l] = acc1_v[l];
     v26[68 * L + l] = acc2_v[l];
   }
-  // %1387 = mul f64[8] -> v12
+  // %1380 = mul f64[8] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]) * v17[i0 * L + l];
+      v10[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1209 = contract f64[69] -> v27
-  // %1371 = contract f64[69] -> v28
-  // %1388 = contract f64[69] -> v29
+  // %1202 = contract f64[69] -> v27
+  // %1364 = contract f64[69] -> v28
+  // %1381 = contract f64[69] -> v29
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5435,18 +5432,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v5[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v12[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v12[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v12[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v5[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v12[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v11[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v10[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v11[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v10[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v11[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v10[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v11[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v10[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5474,9 +5471,9 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v5[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v12[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v10[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -5485,77 +5482,104 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     v28[68 * L + l] = acc1_v[l];
     v29[68 * L + l] = acc2_v[l];
   }
-  // %1631 = add f64[69] -> v30
+  // %1625 = mul f64[69] -> v30
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v24[i0 * L + l] + v27[i0 * L + l];
+      v30[i0 * L + l] = (v24[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %1638 = add f64[69] -> v24
+  // %1631 = add f64[69] -> v24
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1646 = add f64[69] -> v25
+  // %1633 = mul f64[69] -> v25
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v26[i0 * L + l] + v29[i0 * L + l];
+      v25[i0 * L + l] = (v2[i0 * L + l] * v24[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %1705 = mul f64[69] -> adj.ln.gain
+  // %1639 = add f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v26[i0 * L + l] + v29[i0 * L + l];
+    }
+  }
+  // %1643 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-((v30[i0 * L + l] * 0.16666667f) * v0[i0 * L + l])) -
-                   ((v2[i0 * L + l] * v24[i0 * L + l]) * 0.6666667f)) -
-                  ((v9[i0 * L + l] * v25[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] =
+            T(h) * ((((-(v30[i0 * L + l] * v8[i0 * L + l])) - v25[i0 * L + l]) - v25[i0 * L + l]) -
+                    ((v0[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1713 = mul f64[69] -> adj.ln.bias
+  // %1644 = mul f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %1650 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-(v24[i0 * L + l] * 0.6666667f)) -
-                  ((v30[i0 * L + l] + v25[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * ((((-v0[i0 * L + l]) - v30[i0 * L + l]) - v0[i0 * L + l]) -
+                         (v2[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1732 = mul f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v3[i0 * L + l] * 2.0f;
+  // %1518 = contract f64[8,69] -> v31
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 69 + i1) * L + l] = (v11[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l];
+      }
     }
   }
-  // %1736 = sub f64[8,69] -> adj.Wb
+  // %1527 = sub f64[8,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((-((v13[i0 * L + l] * (T(h) * 0.33333334f)) * v0[i1 * L + l])) -
-                    (v1[i1 * L + l] * (v5[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                   (v10[i1 * L + l] * (v12[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-v31[(i0 * 69 + i1) * L + l]) -
+                     (v9[i1 * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    v31[(i0 * 69 + i1) * L + l]) -
+                   (v1[i1 * L + l] * (v10[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1739 = sub f64[8,4,69] -> adj.Wk
+  // %1655 = contract f64[8,4,69] -> v32
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v32[(i0 * 276 + i1 * 69 + i2) * L + l] =
+              (v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v3[i2 * L + l];
+        }
+      }
+    }
+  }
+  // %1660 = sub f64[8,4,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5563,23 +5587,17 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-((v21[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v1[i2 * L + l])) -
-                      ((v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v0[i2 * L + l])) -
-                     ((v18[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v10[i2 * L + l]);
+            sum[l] = (((-((v21[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v9[i2 * L + l])) -
+                       v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                      v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                     ((v19[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1740 = mul f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = u_stages[(i0 + 207) * L + l] * 2.0f;
-    }
-  }
-  // %1218 = contract f64[8,4] -> v5
+  // %1211 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5591,36 +5609,36 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1617 = contract f64[8,4] -> v6
+  // %1610 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] =
-            v5[(i0 * 4 + i1) * L + l] *
-            ((1.0f - square(v7[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
+        v15[(i0 * 4 + i1) * L + l] =
+            v6[(i0 * 4 + i1) * L + l] *
+            ((1.0f - square(v5[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1418 = contract f64[8,4] -> v5
-  // %1622 = contract f64[8,4] -> v7
+  // %1411 = contract f64[8,4] -> v5
+  // %1615 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5636,20 +5654,20 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v16[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v16[(i0 * 4 + i1) * L + l], acc5_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v13[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v16[(i0 * 4 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v13[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v16[(i0 * 4 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v13[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5658,34 +5676,46 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1613 = contract f64[8,4] -> v14
+  // %1606 = contract f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] =
+        v13[(i0 * 4 + i1) * L + l] =
             ((1.0f - square(v4[(i0 * 4 + i1) * L + l])) * (T(h) * 0.33333334f)) *
             v5[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1623 = contract f64[8,4] -> v4
+  // %1607 = contract f64[8,4,69] -> v32
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v32[(i0 * 276 + i1 * 69 + i2) * L + l] =
+              v13[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 207) * L + l];
+        }
+      }
+    }
+  }
+  // %1616 = contract f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4[(i0 * 4 + i1) * L + l] =
-            v7[(i0 * 4 + i1) * L + l] * (1.0f - square(v8[(i0 * 4 + i1) * L + l]));
+            v6[(i0 * 4 + i1) * L + l] * (1.0f - square(v7[(i0 * 4 + i1) * L + l]));
       }
     }
   }
-  // %1744 = sub f64[8,4,69] -> adj.Wv
+  // %1619 = sub f64[8,4,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5693,8 +5723,9 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v14[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
-                      (v6[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
+            sum[l] = (((-v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                       (v15[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
+                      v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
                      (v4[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 483) * L + l]);
           }
           dtheta_Wv[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -5702,33 +5733,33 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %1431 = broadcast f64[8,4,69] -> adj.Wq
+  // %1424 = broadcast f64[8,4,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1432 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1425 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1433 = broadcast f64[256,32] -> adj.ff.up.weight
+  // %1426 = broadcast f64[256,32] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1434 = broadcast f64[256] -> adj.ff.up.bias
+  // %1427 = broadcast f64[256] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1435 = broadcast f64[32,256] -> adj.ff.down.weight
+  // %1428 = broadcast f64[32,256] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1436 = broadcast f64[1,32] -> adj.out.weight
+  // %1429 = broadcast f64[1,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1437 = broadcast f64[1] -> adj.out.bias
+  // %1430 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -7165,9 +7196,9 @@ const plastic_model kModel = {
             .field = 5632,
             .field_vjp = 16192,
             .adjoint_field = 33280,
-            .step = 15808,
+            .step = 13824,
             .step_vjp = 42688,
-            .adjoint_step = 45248,
+            .adjoint_step = 133568,
             .output = 22016,
             .output_vjp = 48000,
             .loss = 0,

@@ -104,11 +104,11 @@ enum {
  *   theta: uniform[24083] = 24083 floats, read-only
  *   u_stages: varying[552] = 4416 floats, read-only
  *   z1: varying[128] = 1024 floats, may alias
- *   scratch: scratch arena, 15808 bytes, 64-byte aligned
+ *   scratch: scratch arena, 13824 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_step(const void* ctx, double t, double h, const void* z0,
                               const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_cde_sepsis_step_lanes = 8, fwp_hebb_cde_sepsis_step_scratch_bytes = 15808 };
+enum { fwp_hebb_cde_sepsis_step_lanes = 8, fwp_hebb_cde_sepsis_step_scratch_bytes = 13824 };
 
 /* fwp_hebb_cde_sepsis_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -141,7 +141,7 @@ enum { fwp_hebb_cde_sepsis_step_vjp_lanes = 8, fwp_hebb_cde_sepsis_step_vjp_scra
  *   dtheta: uniform[24083] = 24083 floats
  *   err: varying[256] = 2048 floats, may be NULL
  *   dtheta_err: uniform[24083] = 24083 floats, may be NULL
- *   scratch: scratch arena, 45248 bytes, 64-byte aligned
+ *   scratch: scratch arena, 133568 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                       const void* a0, const void* theta, const void* u_stages,
@@ -149,7 +149,7 @@ void fwp_hebb_cde_sepsis_adjoint_step(const void* ctx, double t, double h, const
                                       void* scratch);
 enum {
   fwp_hebb_cde_sepsis_adjoint_step_lanes = 8,
-  fwp_hebb_cde_sepsis_adjoint_step_scratch_bytes = 45248
+  fwp_hebb_cde_sepsis_adjoint_step_scratch_bytes = 133568
 };
 
 /* fwp_hebb_cde_sepsis_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -3067,13 +3067,13 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7744);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8768);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14272);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14528);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14784);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11776);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12800);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3092,7 +3092,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis_static.field.step.rk4: 64 nodes
-  // %642 = layernorm f64[69] -> v0
+  // %662 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3100,7 +3100,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 145) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 435) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3112,7 +3112,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e12 = u_stages[(i0 + 145) * L + l] - mean_v[l];
+        const T e12 = u_stages[(i0 + 435) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e12 * e12);
       }
     }
@@ -3125,14 +3125,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %644 = add f64[69] -> v1
+  // %664 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
   // %621 = layernorm f64[69] -> v0
@@ -3178,73 +3178,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %652 = contract f64[8,4] -> v0
-  // %631 = contract f64[8,4] -> v3
-  // %672 = contract f64[8,4] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 214) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 504) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 214) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 504) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 214) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 504) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 214) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 504) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v3[(i0 * 4) * L + l] = acc4_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v4[(i0 * 4) * L + l] = acc8_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %899 = mul f64[8,4] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v0[i0 * L + l]) * 2.0f;
-    }
-  }
-  // %673 = tanh f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
-    }
-  }
-  // %662 = layernorm f64[69] -> v6
+  // %642 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3252,7 +3186,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 435) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 145) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3264,8 +3198,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e152 = u_stages[(i0 + 435) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e152 * e152);
+        const T e74 = u_stages[(i0 + 145) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3277,19 +3211,19 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %664 = add f64[69] -> v7
+  // %644 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ln_bias[i0] + (v6[i0 * L + l] * ln_gain[i0]);
+      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %648 = contract f64[8] -> v4
-  // %627 = contract f64[8] -> v6
-  // %668 = contract f64[8] -> v8
+  // %668 = contract f64[8] -> v0
+  // %627 = contract f64[8] -> v4
+  // %648 = contract f64[8] -> v5
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3311,60 +3245,51 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v7[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v7[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v7[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v7[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v6[(i0 * 4) * L + l] = acc4_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v8[(i0 * 4) * L + l] = acc8_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %874 = contract f64[8] -> v9
+  // %885 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.33333334f);
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %880 = contract f64[8] -> v4
+  // %880 = contract f64[8] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v6[i0 * L + l]) * (T(h) * 0.16666667f);
+      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %881 = contract f64[8,4] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = vm::tanh(v3[(i0 * 4 + i1) * L + l]) * v4[i0 * L + l];
-      }
-    }
-  }
-  // %646 = contract f64[8,4] -> v3
-  // %625 = contract f64[8,4] -> v4
-  // %666 = contract f64[8,4] -> v10
+  // %666 = contract f64[8,4] -> v7
+  // %625 = contract f64[8,4] -> v8
+  // %646 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3386,35 +3311,35 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v7[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v7[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v7[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v7[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v4[(i0 * 4) * L + l] = acc4_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v10[(i0 * 4) * L + l] = acc8_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc8_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %647 = softmax f64[8,4] -> v1
+  // %667 = softmax f64[8,4] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3424,7 +3349,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v3[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3435,23 +3360,23 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+        v1[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %875 = contract f64[8,4] -> v3
+  // %886 = contract f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+        v7[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
@@ -3465,7 +3390,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v4[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3476,18 +3401,18 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[i1 * L + l] = vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+        v1[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %667 = softmax f64[8,4] -> v4
+  // %647 = softmax f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3497,7 +3422,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v10[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3508,43 +3433,118 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[i1 * L + l] = vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+        v8[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %885 = contract f64[8] -> v9
+  // %874 = contract f64[8] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.16666667f);
+      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %886 = contract f64[8,4] -> v10
+  // %875 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+        v9[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %903 = add f64[8,4,4] -> W
+  // %672 = contract f64[8,4] -> v8
+  // %631 = contract f64[8,4] -> v2
+  // %652 = contract f64[8,4] -> v3
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 504) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 214) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 504) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 214) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 504) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 214) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 504) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 214) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc4_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v3[(i0 * 4) * L + l] = acc8_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %673 = tanh f64[8,4] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+    }
+  }
+  // %881 = contract f64[8,4] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 4 + i1) * L + l] = vm::tanh(v2[(i0 * 4 + i1) * L + l]) * v0[i0 * L + l];
+      }
+    }
+  }
+  // %653 = tanh f64[8,4] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+    }
+  }
+  // %897 = add f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              (((v3[(i0 * 4 + i1) * L + l] * v5[(i0 * 4 + i2) * L + l]) +
-                (v6[(i0 * 4 + i2) * L + l] * v1[(i0 * 4 + i1) * L + l])) +
-               (v0[(i0 * 4 + i2) * L + l] * v10[(i0 * 4 + i1) * L + l])) +
+              ((v10[(i0 * 4 + i2) * L + l] * v7[(i0 * 4 + i1) * L + l]) +
+               ((v8[(i0 * 4 + i2) * L + l] * v1[(i0 * 4 + i1) * L + l]) +
+                ((v9[(i0 * 4 + i1) * L + l] * v0[(i0 * 4 + i2) * L + l]) * 2.0f))) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -4042,9 +4042,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %1131 = contract f64[8,4] -> v15
-  // %1119 = contract f64[8,4] -> v17
-  // %991 = contract f64[8,4] -> v18
+  // %1124 = contract f64[8,4] -> v15
+  // %1112 = contract f64[8,4] -> v17
+  // %984 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4106,7 +4106,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1132 = contract f64[8,4] -> v19
+  // %1125 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4115,8 +4115,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1133 = contract f64[8] -> v7
-  // %1138 = contract f64[8] -> v20
+  // %1126 = contract f64[8] -> v7
+  // %1131 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4160,7 +4160,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1136 = mul f64[8,4] -> v15
+  // %1129 = mul f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4170,14 +4170,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1139 = mul f64[8] -> v7
+  // %1132 = mul f64[8] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v20[i0 * L + l];
     }
   }
-  // %1123 = contract f64[8,4] -> v19
+  // %1116 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4186,7 +4186,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1124 = contract f64[8] -> v20
+  // %1117 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4215,7 +4215,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1127 = mul f64[8,4] -> v21
+  // %1120 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4225,7 +4225,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1120 = contract f64[8] -> v20
+  // %1113 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4254,7 +4254,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1121 = mul f64[8] -> v17
+  // %1114 = mul f64[8] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4268,7 +4268,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v20[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %1147 = contract f64[8,4] -> v19
+  // %1140 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4277,7 +4277,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1148 = contract f64[8] -> v8
+  // %1141 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4306,7 +4306,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1151 = mul f64[8,4] -> v22
+  // %1144 = mul f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4316,9 +4316,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1137 = contract f64[69] -> v23
-  // %1128 = contract f64[69] -> v24
-  // %1152 = contract f64[69] -> v25
+  // %1130 = contract f64[69] -> v23
+  // %1121 = contract f64[69] -> v24
+  // %1145 = contract f64[69] -> v25
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4404,7 +4404,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     v24[68 * L + l] = acc1_v[l];
     v25[68 * L + l] = acc2_v[l];
   }
-  // %1144 = contract f64[8] -> v8
+  // %1137 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4433,16 +4433,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1145 = mul f64[8] -> v18
+  // %1138 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = (v20[i0 * L + l] * (1.0f - v20[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1140 = contract f64[69] -> v26
-  // %1122 = contract f64[69] -> v27
-  // %1146 = contract f64[69] -> v28
+  // %1133 = contract f64[69] -> v26
+  // %1115 = contract f64[69] -> v27
+  // %1139 = contract f64[69] -> v28
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4512,28 +4512,28 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     v27[68 * L + l] = acc1_v[l];
     v28[68 * L + l] = acc2_v[l];
   }
-  // %1141 = add f64[69] -> v29
+  // %1134 = add f64[69] -> v29
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v23[i0 * L + l] + v26[i0 * L + l];
     }
   }
-  // %1129 = add f64[69] -> v23
+  // %1122 = add f64[69] -> v23
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v24[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %1153 = add f64[69] -> v24
+  // %1146 = add f64[69] -> v24
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1155 = add f64[69] -> d.ln.gain
+  // %1148 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -4545,7 +4545,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1157 = add f64[69] -> d.ln.bias
+  // %1150 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -4556,7 +4556,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1162 = add f64[8,69] -> d.Wb
+  // %1155 = add f64[8,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -4570,7 +4570,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1167 = add f64[8,4,69] -> d.Wk
+  // %1160 = add f64[8,4,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4614,9 +4614,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1016 = contract f64[8,4] -> v11
-  // %1010 = contract f64[8,4] -> v17
-  // %1024 = contract f64[8,4] -> v18
+  // %1009 = contract f64[8,4] -> v11
+  // %1003 = contract f64[8,4] -> v17
+  // %1017 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4678,28 +4678,28 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1170 = mul f64[8,4] -> v10
+  // %1163 = mul f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v11[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
     }
   }
-  // %1168 = mul f64[8,4] -> v11
+  // %1161 = mul f64[8,4] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v17[i0 * L + l];
     }
   }
-  // %1173 = mul f64[8,4] -> v12
+  // %1166 = mul f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v18[i0 * L + l];
     }
   }
-  // %1175 = add f64[8,4,69] -> d.Wv
+  // %1168 = add f64[8,4,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4724,14 +4724,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     }
   }
   if (u_stages_bar) {
-    // %1176 = mul f64[69] -> v1
+    // %1169 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1177 = reduce_sum f64[] -> v6
+    // %1170 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4746,7 +4746,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1181 = contract f64[] -> v7
+    // %1174 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4796,7 +4796,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1186 = mul f64[69] -> d.x@0
+    // %1179 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4805,7 +4805,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
                                     v8[l];
       }
     }
-    // %1187 = contract f64[69] -> d.dx@0
+    // %1180 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4853,14 +4853,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %1188 = mul f64[69] -> v1
+    // %1181 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v24[i0 * L + l];
       }
     }
-    // %1189 = reduce_sum f64[] -> v6
+    // %1182 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4875,7 +4875,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1193 = contract f64[] -> v7
+    // %1186 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4925,7 +4925,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1198 = mul f64[69] -> d.x@1
+    // %1191 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4934,7 +4934,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
                                             v8[l];
       }
     }
-    // %1199 = contract f64[69] -> d.dx@1
+    // %1192 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4982,14 +4982,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[282 * L + l] += acc0_v[l];
     }
-    // %1200 = mul f64[69] -> v1
+    // %1193 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v29[i0 * L + l];
       }
     }
-    // %1201 = reduce_sum f64[] -> v6
+    // %1194 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5004,7 +5004,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1205 = contract f64[] -> v7
+    // %1198 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5054,7 +5054,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1210 = mul f64[69] -> d.x@2
+    // %1203 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5063,7 +5063,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
                                             v8[l];
       }
     }
-    // %1211 = contract f64[69] -> d.dx@2
+    // %1204 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5160,11 +5160,11 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14080);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16320);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18816);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19072);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15296);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17792);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18304);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
   T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20352);
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21376);
@@ -5182,6 +5182,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38528);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40768);
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45248);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62912);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5203,8 +5205,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i = 0; i < 5106; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_cde_sepsis_static.field.adjoint.step.rk4: 181 nodes
-  // %621 = layernorm f64[69] -> v0
+  // fwp_hebb_cde_sepsis_static.field.adjoint.step.rk4: 183 nodes
+  // %662 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5212,7 +5214,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 435) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -5224,7 +5226,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e13 = u_stages[i0 * L + l] - mean_v[l];
+        const T e13 = u_stages[(i0 + 435) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e13 * e13);
       }
     }
@@ -5237,14 +5239,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %623 = add f64[69] -> v1
+  // %664 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
   // %642 = layernorm f64[69] -> v2
@@ -5290,9 +5292,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %631 = contract f64[8,4] -> v4
+  // %672 = contract f64[8,4] -> v4
   // %652 = contract f64[8,4] -> v5
-  // %672 = contract f64[8,4] -> v6
+  // %631 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5312,18 +5314,18 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 504) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 214) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 504) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 504) * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 214) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 504) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 504) * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 214) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 504) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 504) * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 214) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 504) * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5342,7 +5344,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %632 = tanh f64[8,4] -> v7
+  // %673 = tanh f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5356,21 +5358,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v4[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
     }
   }
-  // %899 = mul f64[8,4] -> v5
+  // %632 = tanh f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v4[i0 * L + l] * 2.0f;
+      v5[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %673 = tanh f64[8,4] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
-    }
-  }
-  // %662 = layernorm f64[69] -> v9
+  // %621 = layernorm f64[69] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5378,7 +5373,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 435) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -5390,8 +5385,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e156 = u_stages[(i0 + 435) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e156 * e156);
+        const T e153 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e153 * e153);
       }
     }
   }
@@ -5403,19 +5398,19 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
+      v8[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %664 = add f64[69] -> v10
+  // %623 = add f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (v9[i0 * L + l] * ln_gain[i0]);
+      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v8[i0 * L + l]);
     }
   }
-  // %627 = contract f64[8] -> v6
-  // %648 = contract f64[8] -> v11
-  // %668 = contract f64[8] -> v12
+  // %668 = contract f64[8] -> v6
+  // %648 = contract f64[8] -> v10
+  // %627 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5437,16 +5432,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v10[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v9[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v10[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v9[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v10[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v9[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v10[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5455,33 +5450,33 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 4) * L + l] = acc4_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 4) * L + l] = acc8_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v11[(i0 * 4) * L + l] = acc8_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %628 = sigmoid f64[8] -> v13
+  // %669 = sigmoid f64[8] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
   // %649 = sigmoid f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %625 = contract f64[8,4] -> v14
-  // %646 = contract f64[8,4] -> v15
-  // %666 = contract f64[8,4] -> v16
+  // %666 = contract f64[8,4] -> v13
+  // %646 = contract f64[8,4] -> v14
+  // %625 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5503,35 +5498,76 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v10[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v9[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v10[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v9[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v10[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v9[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v10[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 4) * L + l] = acc4_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v16[(i0 * 4) * L + l] = acc8_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc8_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %626 = softmax f64[8,4] -> v17
+  // %667 = softmax f64[8,4] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %670 = contract f64[8,4] -> v13
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
+      }
+    }
+  }
+  // %647 = softmax f64[8,4] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5552,27 +5588,27 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %629 = contract f64[8,4] -> v14
+  // %650 = contract f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %647 = softmax f64[8,4] -> v18
+  // %626 = softmax f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5593,97 +5629,58 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %650 = contract f64[8,4] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %667 = softmax f64[8,4] -> v19
+  // %628 = sigmoid f64[8] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v16[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
-      }
+      v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %669 = sigmoid f64[8] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v12[i0 * L + l]);
-    }
-  }
-  // %670 = contract f64[8,4] -> v16
+  // %629 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+        v15[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1848 = add f64[8,4,4] -> W
+  // %1811 = add f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              ((((v7[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v14[(i0 * 4 + i1) * L + l]) +
-                ((v15[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v5[(i0 * 4 + i2) * L + l])) +
-               ((v8[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v16[(i0 * 4 + i1) * L + l])) +
+              (((v7[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v13[(i0 * 4 + i1) * L + l]) +
+               ((((v14[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v4[(i0 * 4 + i2) * L + l]) *
+                 2.0f) +
+                ((v5[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v15[(i0 * 4 + i1) * L + l]))) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
     }
   }
-  // %1474 = add f64[8,4,4] -> a.W
+  // %1467 = add f64[8,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1301 = contract f64[8,4] -> v5
+  // %1294 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5695,30 +5692,30 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1302 = contract f64[8,4] -> v20
+  // %1295 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] = v5[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v20[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1578 = contract f64[8] -> v12
+  // %1571 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5730,34 +5727,34 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1747 = mul f64[8,4] -> v21
+  // %1740 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v21[(i0 * 4 + i1) * L + l] =
-            (v20[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
+            (v20[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1310 = contract f64[8] -> v12
+  // %1303 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5769,32 +5766,32 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1311 = mul f64[8] -> v5
+  // %1304 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v12[i0 * L + l];
+      v18[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  // %1475 = contract f64[8,4] -> v17
-  // %1492 = contract f64[8,4] -> v20
+  // %1468 = contract f64[8,4] -> v19
+  // %1485 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5811,37 +5808,37 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v4[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v8[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 4 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 4 + i1) * L + l], acc7_v[l]);
+        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v20[(i0 * 4) * L + l] = acc4_v[l];
       v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1476 = contract f64[8,4] -> v22
+  // %1469 = contract f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v22[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1595 = contract f64[8] -> v12
+  // %1588 = contract f64[8] -> v10
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5853,34 +5850,34 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1754 = mul f64[8,4] -> v23
+  // %1747 = mul f64[8,4] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 4 + i1) * L + l] =
-            (v22[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
+            (v22[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1484 = contract f64[8] -> v12
+  // %1477 = contract f64[8] -> v10
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5892,41 +5889,41 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1485 = mul f64[8] -> v13
+  // %1478 = mul f64[8] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v12[i0 * L + l];
+      v11[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v10[i0 * L + l];
     }
   }
-  // %1493 = contract f64[8,4] -> v6
+  // %1486 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+        v6[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1613 = contract f64[8] -> v12
-  // %1501 = contract f64[8] -> v17
+  // %1606 = contract f64[8] -> v10
+  // %1494 = contract f64[8] -> v17
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5942,47 +5939,47 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v17[(i0 * 4) * L + l] = acc4_v[l];
       v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1762 = mul f64[8,4] -> v18
+  // %1755 = mul f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] =
-            (v6[(i0 * 4 + i1) * L + l] - v12[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
+        v19[(i0 * 4 + i1) * L + l] =
+            (v6[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v16[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1748 = contract f64[69] -> v24
-  // %1755 = contract f64[69] -> v25
-  // %1763 = contract f64[69] -> v26
+  // %1741 = contract f64[69] -> v24
+  // %1748 = contract f64[69] -> v25
+  // %1756 = contract f64[69] -> v26
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6008,25 +6005,25 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
           acc4_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v23[(i1 * 4 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v18[(i1 * 4 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v19[(i1 * 4 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v21[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v23[(i1 * 4 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v18[(i1 * 4 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v19[(i1 * 4 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v21[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v23[(i1 * 4 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v18[(i1 * 4 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v19[(i1 * 4 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v21[(i1 * 4 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v23[(i1 * 4 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v18[(i1 * 4 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v19[(i1 * 4 + i2) * L + l], acc11_v[l]);
         }
       }
     }
@@ -6058,7 +6055,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v21[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v23[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v18[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v19[(i0 * 4 + i1) * L + l], acc2_v[l]);
       }
     }
   }
@@ -6068,16 +6065,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     v25[68 * L + l] = acc1_v[l];
     v26[68 * L + l] = acc2_v[l];
   }
-  // %1502 = mul f64[8] -> v12
+  // %1495 = mul f64[8] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]) * v17[i0 * L + l];
+      v10[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1312 = contract f64[69] -> v27
-  // %1486 = contract f64[69] -> v28
-  // %1503 = contract f64[69] -> v29
+  // %1305 = contract f64[69] -> v27
+  // %1479 = contract f64[69] -> v28
+  // %1496 = contract f64[69] -> v29
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6097,18 +6094,18 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v5[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v12[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v12[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v12[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v5[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v12[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v11[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v10[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v11[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v10[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v11[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v10[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v11[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v10[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6136,9 +6133,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v5[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v12[i0 * L + l], acc2_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v10[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6147,77 +6144,104 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     v28[68 * L + l] = acc1_v[l];
     v29[68 * L + l] = acc2_v[l];
   }
-  // %1749 = add f64[69] -> v30
+  // %1743 = mul f64[69] -> v30
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v24[i0 * L + l] + v27[i0 * L + l];
+      v30[i0 * L + l] = (v24[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %1756 = add f64[69] -> v24
+  // %1749 = add f64[69] -> v24
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1764 = add f64[69] -> v25
+  // %1751 = mul f64[69] -> v25
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v26[i0 * L + l] + v29[i0 * L + l];
+      v25[i0 * L + l] = (v2[i0 * L + l] * v24[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %1823 = mul f64[69] -> adj.ln.gain
+  // %1757 = add f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v26[i0 * L + l] + v29[i0 * L + l];
+    }
+  }
+  // %1761 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-((v30[i0 * L + l] * 0.16666667f) * v0[i0 * L + l])) -
-                   ((v2[i0 * L + l] * v24[i0 * L + l]) * 0.6666667f)) -
-                  ((v9[i0 * L + l] * v25[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] =
+            T(h) * ((((-(v30[i0 * L + l] * v8[i0 * L + l])) - v25[i0 * L + l]) - v25[i0 * L + l]) -
+                    ((v0[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1831 = mul f64[69] -> adj.ln.bias
+  // %1762 = mul f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %1768 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-(v24[i0 * L + l] * 0.6666667f)) -
-                  ((v30[i0 * L + l] + v25[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * ((((-v0[i0 * L + l]) - v30[i0 * L + l]) - v0[i0 * L + l]) -
+                         (v2[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1850 = mul f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v3[i0 * L + l] * 2.0f;
+  // %1636 = contract f64[8,69] -> v31
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 69 + i1) * L + l] = (v11[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l];
+      }
     }
   }
-  // %1854 = sub f64[8,69] -> adj.Wb
+  // %1645 = sub f64[8,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((-((v13[i0 * L + l] * (T(h) * 0.33333334f)) * v0[i1 * L + l])) -
-                    (v1[i1 * L + l] * (v5[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                   (v10[i1 * L + l] * (v12[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-v31[(i0 * 69 + i1) * L + l]) -
+                     (v9[i1 * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    v31[(i0 * 69 + i1) * L + l]) -
+                   (v1[i1 * L + l] * (v10[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1857 = sub f64[8,4,69] -> adj.Wk
+  // %1773 = contract f64[8,4,69] -> v32
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v32[(i0 * 276 + i1 * 69 + i2) * L + l] =
+              (v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v3[i2 * L + l];
+        }
+      }
+    }
+  }
+  // %1778 = sub f64[8,4,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6225,23 +6249,17 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-((v21[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v1[i2 * L + l])) -
-                      ((v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v0[i2 * L + l])) -
-                     ((v18[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v10[i2 * L + l]);
+            sum[l] = (((-((v21[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v9[i2 * L + l])) -
+                       v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                      v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                     ((v19[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1858 = mul f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = u_stages[(i0 + 214) * L + l] * 2.0f;
-    }
-  }
-  // %1321 = contract f64[8,4] -> v5
+  // %1314 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6253,36 +6271,36 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1735 = contract f64[8,4] -> v6
+  // %1728 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] =
-            v5[(i0 * 4 + i1) * L + l] *
-            ((1.0f - square(v7[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
+        v15[(i0 * 4 + i1) * L + l] =
+            v6[(i0 * 4 + i1) * L + l] *
+            ((1.0f - square(v5[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1533 = contract f64[8,4] -> v5
-  // %1740 = contract f64[8,4] -> v7
+  // %1526 = contract f64[8,4] -> v5
+  // %1733 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6298,20 +6316,20 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v16[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v16[(i0 * 4 + i1) * L + l], acc5_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v13[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v16[(i0 * 4 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v13[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v16[(i0 * 4 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v13[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6320,34 +6338,46 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1731 = contract f64[8,4] -> v14
+  // %1724 = contract f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] =
+        v13[(i0 * 4 + i1) * L + l] =
             ((1.0f - square(v4[(i0 * 4 + i1) * L + l])) * (T(h) * 0.33333334f)) *
             v5[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1741 = contract f64[8,4] -> v4
+  // %1725 = contract f64[8,4,69] -> v32
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v32[(i0 * 276 + i1 * 69 + i2) * L + l] =
+              v13[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 214) * L + l];
+        }
+      }
+    }
+  }
+  // %1734 = contract f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4[(i0 * 4 + i1) * L + l] =
-            v7[(i0 * 4 + i1) * L + l] * (1.0f - square(v8[(i0 * 4 + i1) * L + l]));
+            v6[(i0 * 4 + i1) * L + l] * (1.0f - square(v7[(i0 * 4 + i1) * L + l]));
       }
     }
   }
-  // %1862 = sub f64[8,4,69] -> adj.Wv
+  // %1737 = sub f64[8,4,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6355,8 +6385,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v14[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
-                      (v6[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
+            sum[l] = (((-v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                       (v15[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
+                      v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
                      (v4[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 504) * L + l]);
           }
           dtheta_Wv[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -6364,44 +6395,44 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1546 = broadcast f64[8,4,69] -> adj.Wq
+  // %1539 = broadcast f64[8,4,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1547 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1540 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1548 = broadcast f64[256,32] -> adj.ff.up.weight
+  // %1541 = broadcast f64[256,32] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1549 = broadcast f64[256] -> adj.ff.up.bias, adj.s_in.bias
+  // %1542 = broadcast f64[256] -> adj.ff.up.bias, adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1550 = broadcast f64[32,256] -> adj.ff.down.weight
+  // %1543 = broadcast f64[32,256] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1551 = broadcast f64[1,32] -> adj.out.weight
+  // %1544 = broadcast f64[1,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1552 = broadcast f64[1] -> adj.out.bias
+  // %1545 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %1553 = broadcast f64[256,7] -> adj.s_in.weight
+  // %1546 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1554 = broadcast f64[72,256] -> adj.s_kvl.weight
+  // %1547 = broadcast f64[72,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 18432; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1555 = broadcast f64[72] -> adj.s_kvl.bias
+  // %1548 = broadcast f64[72] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 72; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -7895,9 +7926,9 @@ const plastic_model kModel = {
             .field = 5632,
             .field_vjp = 16192,
             .adjoint_field = 33280,
-            .step = 15808,
+            .step = 13824,
             .step_vjp = 42688,
-            .adjoint_step = 45248,
+            .adjoint_step = 133568,
             .output = 22016,
             .output_vjp = 48000,
             .loss = 0,

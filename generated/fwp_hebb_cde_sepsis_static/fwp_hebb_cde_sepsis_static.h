@@ -95,14 +95,14 @@ enum {
  *   theta: uniform[44635] = 44635 floats, read-only
  *   u_stages: varying[580] = 4640 floats, read-only
  *   z1: varying[128] = 1024 floats, may alias
- *   scratch: scratch arena, 15808 bytes, 64-byte aligned
+ *   scratch: scratch arena, 13824 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_static_step(const void* ctx, double t, double h, const void* z0,
                                      const void* theta, const void* u_stages, void* z1,
                                      void* scratch);
 enum {
   fwp_hebb_cde_sepsis_static_step_lanes = 8,
-  fwp_hebb_cde_sepsis_static_step_scratch_bytes = 15808
+  fwp_hebb_cde_sepsis_static_step_scratch_bytes = 13824
 };
 
 /* fwp_hebb_cde_sepsis_static_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved
@@ -134,7 +134,7 @@ enum {
  *   dtheta: uniform[44635] = 44635 floats
  *   err: varying[256] = 2048 floats, may be NULL
  *   dtheta_err: uniform[44635] = 44635 floats, may be NULL
- *   scratch: scratch arena, 45248 bytes, 64-byte aligned
+ *   scratch: scratch arena, 133568 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_static_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                              const void* a0, const void* theta,
@@ -142,7 +142,7 @@ void fwp_hebb_cde_sepsis_static_adjoint_step(const void* ctx, double t, double h
                                              void* err, void* dtheta_err, void* scratch);
 enum {
   fwp_hebb_cde_sepsis_static_adjoint_step_lanes = 8,
-  fwp_hebb_cde_sepsis_static_adjoint_step_scratch_bytes = 45248
+  fwp_hebb_cde_sepsis_static_adjoint_step_scratch_bytes = 133568
 };
 
 /* fwp_hebb_cde_sepsis_static_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

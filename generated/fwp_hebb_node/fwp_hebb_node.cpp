@@ -2695,6 +2695,7 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32512);
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37632);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42752);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47872);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2712,50 +2713,7 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_hebb_node.field.step.rk4: 58 nodes
-  // %523 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %525 = add f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
-    }
-  }
+  // fwp_hebb_node.field.step.rk4: 57 nodes
   // %562 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2776,8 +2734,8 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e43 = u_stages[(i0 + 207) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
+        const T e12 = u_stages[(i0 + 207) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -2792,11 +2750,54 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %564 = add f64[69] -> v2
+  // %564 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %523 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e43 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %525 = add f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
   // %543 = layernorm f64[69] -> v0
@@ -2842,8 +2843,8 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %531 = contract f64[32] -> v0
-  // %570 = contract f64[32] -> v4
+  // %570 = contract f64[32] -> v0
+  // %531 = contract f64[32] -> v4
   // %551 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -2894,23 +2895,99 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %773 = contract f64[32] -> v6
+  // %784 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %784 = contract f64[32] -> v0
+  // %773 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %529 = contract f64[32,5] -> v7
-  // %568 = contract f64[32,5] -> v8
-  // %549 = contract f64[32,5] -> v9
+  // %566 = contract f64[32,5] -> v7
+  // %527 = contract f64[32,5] -> v8
+  // %547 = contract f64[32,5] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 5) * L + l] = acc4_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 5) * L + l] = acc8_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %567 = tanh f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
+    }
+  }
+  // %568 = contract f64[32,5] -> v7
+  // %529 = contract f64[32,5] -> v11
+  // %549 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2950,14 +3027,14 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v8[(i0 * 5) * L + l] = acc4_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v9[(i0 * 5) * L + l] = acc8_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -2973,11 +3050,11 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %530 = softmax f64[32,5] -> v10
+  // %569 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3005,103 +3082,20 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %774 = contract f64[32,5] -> v7
+  // %785 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+        v7[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %527 = contract f64[32,5] -> v10
-  // %566 = contract f64[32,5] -> v11
-  // %547 = contract f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 5) * L + l] = acc4_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 5) * L + l] = acc8_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %528 = tanh f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
-    }
-  }
-  // %567 = tanh f64[32,5] -> v10
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
-    }
-  }
-  // %569 = softmax f64[32,5] -> v11
+  // %530 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3111,7 +3105,7 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v8[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3122,23 +3116,62 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %785 = contract f64[32,5] -> v8
+  // %774 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+        v11[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+      }
+    }
+  }
+  // %528 = tanh f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+    }
+  }
+  // %550 = softmax f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3149,58 +3182,39 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %802 = mul f64[32,5] -> v11
+  // %779 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = (vm::tanh(v12[(i0 * 5 + i1) * L + l]) * v4[i0 * L + l]) * 2.0f;
+        v12[(i0 * 5 + i1) * L + l] = vm::tanh(v9[(i0 * 5 + i1) * L + l]) * v4[i0 * L + l];
       }
     }
   }
-  // %550 = softmax f64[32,5] -> v12
+  // %781 = contract f64[32,5,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v14[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              v8[(i0 * 5 + i1) * L + l] * v12[(i0 * 5 + i2) * L + l];
+        }
       }
     }
   }
-  // %805 = add f64[32,5,5] -> W
+  // %788 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              (((v7[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l]) +
-                (v10[(i0 * 5 + i2) * L + l] * v8[(i0 * 5 + i1) * L + l])) +
-               (v11[(i0 * 5 + i2) * L + l] * v12[(i0 * 5 + i1) * L + l]));
+              ((v10[(i0 * 5 + i2) * L + l] * v7[(i0 * 5 + i1) * L + l]) +
+               (((v11[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l]) +
+                 v14[(i0 * 25 + i1 * 5 + i2) * L + l]) +
+                v14[(i0 * 25 + i1 * 5 + i2) * L + l])) +
+              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
@@ -3718,9 +3732,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v18[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %892 = contract f64[32,5] -> v15
-  // %1145 = contract f64[32,5] -> v19
-  // %913 = contract f64[32,5] -> v20
+  // %880 = contract f64[32,5] -> v15
+  // %1133 = contract f64[32,5] -> v19
+  // %901 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3802,7 +3816,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1054 = contract f64[32,5] -> v21
+  // %1042 = contract f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3811,7 +3825,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1055 = contract f64[32] -> v7
+  // %1043 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3840,7 +3854,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1058 = mul f64[32,5] -> v22
+  // %1046 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3850,7 +3864,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1049 = contract f64[32] -> v7
+  // %1037 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3879,14 +3893,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1050 = mul f64[32] -> v13
+  // %1038 = mul f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v7[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
-  // %1229 = contract f64[32] -> v7
+  // %1217 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3915,14 +3929,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1230 = mul f64[32] -> v9
+  // %1218 = mul f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v7[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
     }
   }
-  // %1232 = contract f64[32,5] -> v15
+  // %1220 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3931,7 +3945,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1233 = contract f64[32] -> v6
+  // %1221 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3960,7 +3974,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1236 = mul f64[32,5] -> v19
+  // %1224 = mul f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3977,7 +3991,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v6[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %1068 = contract f64[32,5] -> v15
+  // %1056 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4018,7 +4032,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1069 = contract f64[32] -> v7
+  // %1057 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4047,7 +4061,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1072 = mul f64[32,5] -> v12
+  // %1060 = mul f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4057,9 +4071,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1059 = contract f64[32,69] -> v23
-  // %1237 = contract f64[32,69] -> v24
-  // %1073 = contract f64[32,69] -> v25
+  // %1047 = contract f64[32,69] -> v23
+  // %1225 = contract f64[32,69] -> v24
+  // %1061 = contract f64[32,69] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -4153,9 +4167,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %898 = contract f64[32,5] -> v21
-  // %1152 = contract f64[32,5] -> v26
-  // %926 = contract f64[32,5] -> v27
+  // %886 = contract f64[32,5] -> v21
+  // %1140 = contract f64[32,5] -> v26
+  // %914 = contract f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4237,30 +4251,30 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1052 = mul f64[32,5] -> v10
+  // %1040 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v21[i0 * L + l];
     }
   }
-  // %1238 = mul f64[32,5] -> v14
+  // %1226 = mul f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v26[i0 * L + l];
     }
   }
-  // %1074 = mul f64[32,5] -> v11
+  // %1062 = mul f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v27[i0 * L + l];
     }
   }
-  // %1053 = contract f64[32,69] -> v28
-  // %1239 = contract f64[32,69] -> v29
-  // %1075 = contract f64[32,69] -> v30
+  // %1041 = contract f64[32,69] -> v28
+  // %1227 = contract f64[32,69] -> v29
+  // %1063 = contract f64[32,69] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -4344,7 +4358,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v30[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1061 = reduce_sum f64[69] -> v15
+  // %1049 = reduce_sum f64[69] -> v15
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4361,7 +4375,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v15[i0 * L + l] = acc_v[l];
     }
   }
-  // %1241 = reduce_sum f64[69] -> v16
+  // %1229 = reduce_sum f64[69] -> v16
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4378,7 +4392,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v16[i0 * L + l] = acc_v[l];
     }
   }
-  // %1077 = reduce_sum f64[69] -> v18
+  // %1065 = reduce_sum f64[69] -> v18
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4395,7 +4409,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v18[i0 * L + l] = acc_v[l];
     }
   }
-  // %1065 = contract f64[32] -> v7
+  // %1053 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4424,16 +4438,16 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1066 = mul f64[32] -> v8
+  // %1054 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v7[i0 * L + l];
     }
   }
-  // %1051 = contract f64[69] -> v17
-  // %1231 = contract f64[69] -> v20
-  // %1067 = contract f64[69] -> v21
+  // %1039 = contract f64[69] -> v17
+  // %1219 = contract f64[69] -> v20
+  // %1055 = contract f64[69] -> v21
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4503,28 +4517,28 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     v20[68 * L + l] = acc1_v[l];
     v21[68 * L + l] = acc2_v[l];
   }
-  // %1062 = add f64[69] -> v26
+  // %1050 = add f64[69] -> v26
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v15[i0 * L + l] + v17[i0 * L + l];
     }
   }
-  // %1242 = add f64[69] -> v15
+  // %1230 = add f64[69] -> v15
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v20[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %1078 = add f64[69] -> v16
+  // %1066 = add f64[69] -> v16
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v18[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %1245 = add f64[69] -> d.ln.gain
+  // %1233 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -4536,7 +4550,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1247 = add f64[69] -> d.ln.bias
+  // %1235 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -4547,7 +4561,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1250 = add f64[32,69] -> d.Wb
+  // %1238 = add f64[32,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -4561,7 +4575,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1253 = add f64[32,5,69] -> d.Wk
+  // %1241 = add f64[32,5,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4578,7 +4592,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1256 = add f64[32,5,69] -> d.Wv
+  // %1244 = add f64[32,5,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4638,14 +4652,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1098 = mul f64[69] -> v1
+    // %1086 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v16[i0 * L + l];
       }
     }
-    // %1099 = reduce_sum f64[] -> v7
+    // %1087 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4660,7 +4674,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1103 = contract f64[] -> v8
+    // %1091 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4675,7 +4689,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1108 = mul f64[69] -> d.x@0
+    // %1096 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4718,14 +4732,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1257 = mul f64[69] -> v1
+    // %1245 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
       }
     }
-    // %1258 = reduce_sum f64[] -> v7
+    // %1246 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4740,7 +4754,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1262 = contract f64[] -> v8
+    // %1250 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4755,7 +4769,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1267 = mul f64[69] -> d.x@1
+    // %1255 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4763,14 +4777,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
                                                     (v2[i0 * L + l] * (v8[l] * 0.014492754f)));
       }
     }
-    // %1120 = mul f64[69] -> v1
+    // %1108 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v26[i0 * L + l];
       }
     }
-    // %1121 = reduce_sum f64[] -> v6
+    // %1109 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4785,7 +4799,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1125 = contract f64[] -> v7
+    // %1113 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4835,7 +4849,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1130 = mul f64[69] -> d.x@2
+    // %1118 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4900,17 +4914,18 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48256);
   T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53376);
   T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58496);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63616);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68736);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69760);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74880);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77120);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82240);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152896);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 223552);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 294208);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 364864);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 435520);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84096);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89216);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90240);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95360);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97600);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102720);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173376);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 244032);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 314688);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 385344);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 456000);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 526656);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4933,7 +4948,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i = 0; i < 24426; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_node.field.adjoint.step.rk4: 178 nodes
+  // fwp_hebb_node.field.adjoint.step.rk4: 179 nodes
   // %543 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -5129,94 +5144,9 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %547 = contract f64[32,5] -> v10
-  // %527 = contract f64[32,5] -> v11
-  // %566 = contract f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v5[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 5) * L + l] = acc4_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 5) * L + l] = acc8_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %548 = tanh f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
-    }
-  }
-  // %1802 = mul f64[32,5] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = (v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) * 2.0f;
-      }
-    }
-  }
-  // %549 = contract f64[32,5] -> v14
-  // %529 = contract f64[32,5] -> v15
-  // %568 = contract f64[32,5] -> v16
+  // %549 = contract f64[32,5] -> v10
+  // %529 = contract f64[32,5] -> v11
+  // %568 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5252,6 +5182,116 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %550 = softmax f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v10[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %553 = contract f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %547 = contract f64[32,5] -> v14
+  // %527 = contract f64[32,5] -> v15
+  // %566 = contract f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
       v14[(i0 * 5) * L + l] = acc0_v[l];
       v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
@@ -5271,9 +5311,9 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5283,7 +5323,26 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v16[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %550 = softmax f64[32,5] -> v17
+  // %548 = tanh f64[32,5] -> v17
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+    }
+  }
+  // %1547 = contract f64[32,5,5] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v18[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              v10[(i0 * 5 + i1) * L + l] * (v17[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f));
+        }
+      }
+    }
+  }
+  // %530 = softmax f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5293,7 +5352,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v14[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5304,64 +5363,23 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v14[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %553 = contract f64[32,5] -> v14
+  // %533 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %530 = softmax f64[32,5] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v15[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %533 = contract f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+        v11[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
@@ -5369,17 +5387,17 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+      v19[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %567 = tanh f64[32,5] -> v11
+  // %567 = tanh f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v15[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
     }
   }
-  // %569 = softmax f64[32,5] -> v12
+  // %569 = softmax f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5389,7 +5407,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v16[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5400,14 +5418,14 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -5418,39 +5436,40 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %572 = contract f64[32,5] -> v16
+  // %572 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+        v12[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1806 = add f64[32,5,5] -> W
+  // %1698 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((v10[(i0 * 5 + i2) * L + l] * v14[(i0 * 5 + i1) * L + l]) +
-                ((v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                 v19[(i0 * 5 + i2) * L + l])) +
-               (v11[(i0 * 5 + i2) * L + l] * (v16[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+              (((v18[(i0 * 25 + i1 * 5 + i2) * L + l] +
+                 ((v11[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                  v19[(i0 * 5 + i2) * L + l])) +
+                v18[(i0 * 25 + i1 * 5 + i2) * L + l]) +
+               (v15[(i0 * 5 + i2) * L + l] * (v12[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %1462 = add f64[32,5,5] -> a.W
+  // %1450 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 800; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1295 = contract f64[32,5] -> v10
+  // %1283 = contract f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5472,10 +5491,10 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -5487,10 +5506,10 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1296 = contract f64[32] -> v8
+  // %1284 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5502,13 +5521,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5519,14 +5538,14 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1297 = mul f64[32] -> v20
+  // %1285 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v8[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
     }
   }
-  // %1299 = contract f64[32,5] -> v21
+  // %1287 = contract f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5538,13 +5557,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5559,7 +5578,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5567,23 +5586,23 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1300 = mul f64[32,5] -> v15
+  // %1288 = mul f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
+      v11[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %1302 = contract f64[32,5] -> v19
+  // %1290 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+        v19[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1569 = contract f64[32] -> v6
+  // %1557 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5595,13 +5614,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5612,18 +5631,18 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1712 = mul f64[32,5] -> v10
+  // %1700 = mul f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            (v19[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v18[(i0 * 5 + i1) * L + l];
+        v21[(i0 * 5 + i1) * L + l] =
+            (v19[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v14[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1463 = contract f64[32,5] -> v18
-  // %1495 = contract f64[32,5] -> v19
+  // %1451 = contract f64[32,5] -> v14
+  // %1483 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5639,28 +5658,28 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v12[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v12[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v12[(i0 * 5 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 5) * L + l] = acc0_v[l];
-      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
       v19[(i0 * 5) * L + l] = acc4_v[l];
       v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
       v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
@@ -5672,26 +5691,26 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
       v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
     }
   }
-  // %1464 = mul f64[32,5] -> v14
+  // %1452 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
+      v10[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %1466 = contract f64[32,5] -> v16
-  // %1484 = contract f64[32,5] -> v18
+  // %1454 = contract f64[32,5] -> v12
+  // %1472 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5707,30 +5726,30 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v18[(i0 * 5) * L + l] = acc4_v[l];
-      v18[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v18[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v18[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc4_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc7_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
     }
@@ -5738,27 +5757,27 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v18[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
     }
   }
-  // %1467 = contract f64[32,5] -> v13
+  // %1455 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+        v17[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %1585 = contract f64[32] -> v6
+  // %1573 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5770,13 +5789,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5787,17 +5806,17 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1721 = mul f64[32,5] -> v21
+  // %1709 = mul f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] =
-            (v13[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l];
+        v18[(i0 * 5 + i1) * L + l] =
+            (v17[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v13[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1476 = contract f64[32] -> v6
+  // %1464 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5809,13 +5828,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5826,24 +5845,24 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1477 = mul f64[32] -> v8
+  // %1465 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
-  // %1488 = contract f64[32,5] -> v13
+  // %1476 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+        v12[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1485 = contract f64[32] -> v6
-  // %1609 = contract f64[32] -> v9
+  // %1473 = contract f64[32] -> v6
+  // %1597 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5859,20 +5878,20 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5887,16 +5906,16 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1486 = mul f64[32] -> v16
+  // %1474 = mul f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+      v13[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
     }
   }
-  // %1298 = contract f64[69] -> v17
-  // %1478 = contract f64[69] -> v18
-  // %1487 = contract f64[69] -> v22
+  // %1286 = contract f64[69] -> v14
+  // %1466 = contract f64[69] -> v17
+  // %1475 = contract f64[69] -> v22
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5918,28 +5937,28 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v16[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v16[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v16[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v16[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v18[(i0 * 4) * L + l] = acc4_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc4_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
       v22[(i0 * 4) * L + l] = acc8_v[l];
       v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
       v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
@@ -5957,28 +5976,28 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
       acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v8[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v16[i0 * L + l], acc2_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v17[68 * L + l] = acc0_v[l];
-    v18[68 * L + l] = acc1_v[l];
+    v14[68 * L + l] = acc0_v[l];
+    v17[68 * L + l] = acc1_v[l];
     v22[68 * L + l] = acc2_v[l];
   }
-  // %1731 = mul f64[32,5] -> v23
+  // %1719 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 5 + i1) * L + l] =
-            (v13[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
+            (v12[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v16[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1713 = contract f64[32,69] -> v24
-  // %1722 = contract f64[32,69] -> v25
-  // %1732 = contract f64[32,69] -> v26
+  // %1701 = contract f64[32,69] -> v24
+  // %1710 = contract f64[32,69] -> v25
+  // %1720 = contract f64[32,69] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -6000,27 +6019,27 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v21[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v21[(i0 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v18[(i0 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
               std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v23[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v21[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v21[(i0 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v18[(i0 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
               std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v21[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v21[(i0 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v18[(i0 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
               std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v21[(i0 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v21[(i0 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v18[(i0 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
               std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
@@ -6050,8 +6069,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
@@ -6062,16 +6081,16 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v26[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1496 = mul f64[32,5] -> v12
+  // %1484 = mul f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
+      v12[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
     }
   }
-  // %1301 = contract f64[32,69] -> v27
-  // %1465 = contract f64[32,69] -> v28
-  // %1497 = contract f64[32,69] -> v29
+  // %1289 = contract f64[32,69] -> v27
+  // %1453 = contract f64[32,69] -> v28
+  // %1485 = contract f64[32,69] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -6093,27 +6112,27 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v15[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v11[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v14[(i0 * 5 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v10[(i0 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
               std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v12[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v15[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 5 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
               std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v12[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v15[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 5 + i2) * L + l], acc6_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
               std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v12[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v15[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 5 + i2) * L + l], acc7_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
               std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v12[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
@@ -6143,8 +6162,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
@@ -6155,7 +6174,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v29[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1715 = reduce_sum f64[69] -> v11
+  // %1703 = reduce_sum f64[69] -> v15
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6169,17 +6188,17 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v15[i0 * L + l] = acc_v[l];
     }
   }
-  // %1716 = add f64[69] -> v13
+  // %1705 = mul f64[69] -> v16
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v17[i0 * L + l] + v11[i0 * L + l];
+      v16[i0 * L + l] = (v14[i0 * L + l] + v15[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %1724 = reduce_sum f64[69] -> v11
+  // %1712 = reduce_sum f64[69] -> v14
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6193,17 +6212,24 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v14[i0 * L + l] = acc_v[l];
     }
   }
-  // %1725 = add f64[69] -> v17
+  // %1713 = add f64[69] -> v15
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v11[i0 * L + l] + v18[i0 * L + l];
+      v15[i0 * L + l] = v14[i0 * L + l] + v17[i0 * L + l];
     }
   }
-  // %1734 = reduce_sum f64[69] -> v11
+  // %1715 = mul f64[69] -> v14
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = (v0[i0 * L + l] * v15[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1722 = reduce_sum f64[69] -> v0
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6217,72 +6243,86 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v0[i0 * L + l] = acc_v[l];
     }
   }
-  // %1735 = add f64[69] -> v18
+  // %1723 = add f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v22[i0 * L + l] + v11[i0 * L + l];
+      v17[i0 * L + l] = v22[i0 * L + l] + v0[i0 * L + l];
     }
   }
-  // %1781 = mul f64[69] -> adj.ln.gain
+  // %1727 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-((v13[i0 * L + l] * 0.16666667f) * v2[i0 * L + l])) -
-                   ((v0[i0 * L + l] * v17[i0 * L + l]) * 0.6666667f)) -
-                  ((v4[i0 * L + l] * v18[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((((-(v16[i0 * L + l] * v2[i0 * L + l])) - v14[i0 * L + l]) - v14[i0 * L + l]) -
+                  ((v4[i0 * L + l] * v17[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1789 = mul f64[69] -> adj.ln.bias
+  // %1729 = mul f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v15[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %1734 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v13[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f)) -
-                         (v17[i0 * L + l] * 0.6666667f));
+        sum[l] = T(h) * ((((-v16[i0 * L + l]) - v0[i0 * L + l]) - v0[i0 * L + l]) -
+                         (v17[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1808 = mul f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l] * 2.0f;
+  // %1631 = contract f64[32,69] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 69 + i1) * L + l] = (v8[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l];
+      }
     }
   }
-  // %1812 = sub f64[32,69] -> adj.Wb
+  // %1641 = sub f64[32,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((-(v0[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                    (v3[i1 * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                   (v5[i1 * L + l] * (v16[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-v24[(i0 * 69 + i1) * L + l]) -
+                     (v3[i1 * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    v24[(i0 * 69 + i1) * L + l]) -
+                   (v5[i1 * L + l] * (v13[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1813 = mul f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.33333334f)) * 2.0f;
+  // %1737 = contract f64[32,5,69] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v30[(i0 * 345 + i1 * 69 + i2) * L + l] =
+              v18[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f));
+        }
+      }
     }
   }
-  // %1816 = sub f64[32,5,69] -> adj.Wk
+  // %1741 = sub f64[32,5,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6290,8 +6330,9 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v10[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v21[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
+            sum[l] = (((-(v21[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+                      v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
                      (v23[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -6299,7 +6340,19 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1819 = sub f64[32,5,69] -> adj.Wv
+  // %1693 = contract f64[32,5,69] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v30[(i0 * 345 + i1 * 69 + i2) * L + l] =
+              v10[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f));
+        }
+      }
+    }
+  }
+  // %1697 = sub f64[32,5,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6307,8 +6360,9 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v15[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v14[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
+            sum[l] = (((-(v11[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+                      v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
                      (v12[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -6316,33 +6370,33 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1536 = broadcast f64[32,5,69] -> adj.Wq
+  // %1524 = broadcast f64[32,5,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 11040; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1537 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1525 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1538 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %1526 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1539 = broadcast f64[64] -> adj.ff.up.bias
+  // %1527 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1540 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %1528 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1541 = broadcast f64[1,160] -> adj.out.weight
+  // %1529 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1542 = broadcast f64[1] -> adj.out.bias
+  // %1530 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -7785,9 +7839,9 @@ const plastic_model kModel = {
             .field = 19840,
             .field_vjp = 178752,
             .adjoint_field = 354752,
-            .step = 47872,
+            .step = 73472,
             .step_vjp = 518272,
-            .adjoint_step = 506176,
+            .adjoint_step = 879936,
             .output = 19840,
             .output_vjp = 51840,
             .loss = 0,

@@ -94,11 +94,11 @@ enum { fwp_hebb_node_adjoint_field_lanes = 8, fwp_hebb_node_adjoint_field_scratc
  *   theta: uniform[56651] = 56651 floats, read-only
  *   u_stages: varying[276] = 2208 floats, read-only
  *   z1: varying[800] = 6400 floats, may alias
- *   scratch: scratch arena, 47872 bytes, 64-byte aligned
+ *   scratch: scratch arena, 73472 bytes, 64-byte aligned
  */
 void fwp_hebb_node_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                         const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_node_step_lanes = 8, fwp_hebb_node_step_scratch_bytes = 47872 };
+enum { fwp_hebb_node_step_lanes = 8, fwp_hebb_node_step_scratch_bytes = 73472 };
 
 /* fwp_hebb_node_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_hebb_node_step_vjp_lanes = 8, fwp_hebb_node_step_vjp_scratch_bytes = 
  *   dtheta: uniform[56651] = 56651 floats
  *   err: varying[1600] = 12800 floats, may be NULL
  *   dtheta_err: uniform[56651] = 56651 floats, may be NULL
- *   scratch: scratch arena, 506176 bytes, 64-byte aligned
+ *   scratch: scratch arena, 879936 bytes, 64-byte aligned
  */
 void fwp_hebb_node_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                 const void* theta, const void* u_stages, void* z1, void* a1,
                                 void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_hebb_node_adjoint_step_lanes = 8, fwp_hebb_node_adjoint_step_scratch_bytes = 506176 };
+enum { fwp_hebb_node_adjoint_step_lanes = 8, fwp_hebb_node_adjoint_step_scratch_bytes = 879936 };
 
 /* fwp_hebb_node_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

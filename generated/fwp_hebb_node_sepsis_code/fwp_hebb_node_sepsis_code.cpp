@@ -3188,8 +3188,8 @@ extern "C" void fwp_hebb_node_sepsis_code_step(const void* /*ctx*/, double /*t*/
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_node_sepsis_code.field.step.rk4: 74 nodes
-  // %857 = contract f64[160] -> v0
-  // %831 = contract f64[160] -> v1
+  // %831 = contract f64[160] -> v0
+  // %857 = contract f64[160] -> v1
   // %882 = contract f64[160] -> v2
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
@@ -3210,22 +3210,22 @@ extern "C" void fwp_hebb_node_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 76) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[i1 * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 76) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 228) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 76) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[i1 * L + l], acc5_v[l]);
+        acc1_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[i1 * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 76) * L + l], acc5_v[l]);
         acc9_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 228) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 76) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[i1 * L + l], acc6_v[l]);
+        acc2_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[i1 * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 76) * L + l], acc6_v[l]);
         acc10_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 228) * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 76) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[i1 * L + l], acc7_v[l]);
+        acc3_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[i1 * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 76) * L + l], acc7_v[l]);
         acc11_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 228) * L + l], acc11_v[l]);
       }
@@ -3246,14 +3246,14 @@ extern "C" void fwp_hebb_node_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v2[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %858 = add f64[160] -> v3
+  // %832 = add f64[160] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = proj_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %859 = layernorm f64[160] -> v0
+  // %833 = layernorm f64[160] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3289,21 +3289,21 @@ extern "C" void fwp_hebb_node_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v0[i0 * L + l] = (v3[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %861 = add f64[160] -> v3
+  // %835 = add f64[160] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = proj_norm_bias[i0] + (v0[i0 * L + l] * proj_norm_gain[i0]);
+      v3[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %832 = add f64[160] -> v0
+  // %858 = add f64[160] -> v0
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = proj_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %833 = layernorm f64[160] -> v1
+  // %859 = layernorm f64[160] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3339,11 +3339,11 @@ extern "C" void fwp_hebb_node_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v1[i0 * L + l] = (v0[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %835 = add f64[160] -> v0
+  // %861 = add f64[160] -> v0
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v1[i0 * L + l]);
+      v0[i0 * L + l] = proj_norm_bias[i0] + (v1[i0 * L + l] * proj_norm_gain[i0]);
     }
   }
   // %883 = add f64[160] -> v1
@@ -3396,8 +3396,8 @@ extern "C" void fwp_hebb_node_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v1[i0 * L + l] = (proj_norm_gain[i0] * v2[i0 * L + l]) + proj_norm_bias[i0];
     }
   }
-  // %862 = contract f64[352] -> v4
-  // %836 = contract f64[352] -> v5
+  // %836 = contract f64[352] -> v4
+  // %862 = contract f64[352] -> v5
   // %887 = contract f64[352] -> v6
   for (int64_t i0 = 0; i0 < 88; ++i0) {
     PLASTIC_SIMD
@@ -3448,23 +3448,37 @@ extern "C" void fwp_hebb_node_sepsis_code_step(const void* /*ctx*/, double /*t*/
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %864 = reshape f64[32,11] -> v7
+  // %838 = reshape f64[32,11] -> v7
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = kvb_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %1129 = mul f64[32,5] -> v0
+  // %840 = sigmoid f64[32,1] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v7[(i0 * 11 + 10) * L + l]);
+    }
+  }
+  // %1112 = contract f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v0[i0 * L + l] * (T(h) * 0.16666667f);
+    }
+  }
+  // %1113 = contract f64[32,5] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 5 + i1) * L + l] = vm::tanh(v7[(i0 * 11 + i1 + 5) * L + l]) * 2.0f;
+        v0[(i0 * 5 + i1) * L + l] = vm::tanh(v7[(i0 * 11 + i1 + 5) * L + l]) * v1[i0 * L + l];
       }
     }
   }
-  // %873 = softmax f64[32,5] -> v1
+  // %847 = softmax f64[32,5] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3496,60 +3510,14 @@ extern "C" void fwp_hebb_node_sepsis_code_step(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  // %866 = sigmoid f64[32,1] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v7[(i0 * 11 + 10) * L + l]);
-    }
-  }
-  // %1105 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] * (T(h) * 0.33333334f);
-    }
-  }
-  // %1106 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v1[(i0 * 5 + i1) * L + l] * v3[i0 * L + l];
-      }
-    }
-  }
-  // %838 = reshape f64[32,11] -> v4
+  // %864 = reshape f64[32,11] -> v4
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = kvb_bias[i0] + v5[i0 * L + l];
     }
   }
-  // %840 = sigmoid f64[32,1] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v4[(i0 * 11 + 10) * L + l]);
-    }
-  }
-  // %1112 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v1[i0 * L + l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1113 = contract f64[32,5] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 5 + i1) * L + l] = vm::tanh(v4[(i0 * 11 + i1 + 5) * L + l]) * v3[i0 * L + l];
-      }
-    }
-  }
-  // %847 = softmax f64[32,5] -> v3
+  // %873 = softmax f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3570,14 +3538,46 @@ extern "C" void fwp_hebb_node_sepsis_code_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v4[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
+        v3[i1 * L + l] = vm::exp(v4[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v2[(i0 * 5 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %866 = sigmoid f64[32,1] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = sigmoid(v4[(i0 * 11 + 10) * L + l]);
+    }
+  }
+  // %1105 = contract f64[32] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v3[i0 * L + l] * (T(h) * 0.33333334f);
+    }
+  }
+  // %1106 = contract f64[32,5] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
+      }
+    }
+  }
+  // %870 = tanh f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = vm::tanh(v4[(i0 * 11 + i1 + 5) * L + l]);
       }
     }
   }
@@ -3643,17 +3643,17 @@ extern "C" void fwp_hebb_node_sepsis_code_step(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  // %1132 = add f64[32,5,5] -> W
+  // %1125 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              ((v0[(i0 * 5 + i1) * L + l] * v2[(i0 * 5 + i2) * L + l]) +
-               ((v1[(i0 * 5 + i1) * L + l] * v3[(i0 * 5 + i2) * L + l]) +
-                (v5[(i0 * 5 + i1) * L + l] * v6[(i0 * 5 + i2) * L + l])));
+              (((v0[(i0 * 5 + i1) * L + l] * v1[(i0 * 5 + i2) * L + l]) +
+                ((v3[(i0 * 5 + i2) * L + l] * v2[(i0 * 5 + i1) * L + l]) * 2.0f)) +
+               (v5[(i0 * 5 + i1) * L + l] * v6[(i0 * 5 + i2) * L + l])) +
+              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
@@ -3734,7 +3734,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
   T rstd_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_hebb_node_sepsis_code.field.step.rk4.vjp: 230 nodes
+  // fwp_hebb_node_sepsis_code.field.step.rk4.vjp: 231 nodes
   // %857 = contract f64[160] -> v0
   // %831 = contract f64[160] -> v1
   // %882 = contract f64[160] -> v2
@@ -4275,9 +4275,9 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1517 = contract f64[32,5] -> v22
-  // %1269 = contract f64[32,5] -> v23
-  // %1342 = contract f64[32,5] -> v24
+  // %1509 = contract f64[32,5] -> v22
+  // %1261 = contract f64[32,5] -> v23
+  // %1334 = contract f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4359,7 +4359,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v24[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1657 = contract f64[32] -> v25
+  // %1649 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4388,7 +4388,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1660 = pad f64[32,11] -> v26
+  // %1652 = pad f64[32,11] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4403,7 +4403,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v26[(i0 * 11 + 10) * L + l] = v25[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
     }
   }
-  // %1669 = pad f64[32,11] -> v27
+  // %1661 = pad f64[32,11] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4427,7 +4427,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1448 = pad f64[32,11] -> v10
+  // %1440 = pad f64[32,11] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4451,7 +4451,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1449 = contract f64[32] -> v16
+  // %1441 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4480,7 +4480,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1452 = pad f64[32,11] -> v28
+  // %1444 = pad f64[32,11] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4504,7 +4504,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1480 = pad f64[32,11] -> v11
+  // %1472 = pad f64[32,11] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4538,9 +4538,9 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1661 = contract f64[32,5] -> v23
-  // %1260 = contract f64[32,5] -> v20
-  // %1333 = contract f64[32,5] -> v29
+  // %1653 = contract f64[32,5] -> v23
+  // %1252 = contract f64[32,5] -> v20
+  // %1325 = contract f64[32,5] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4622,7 +4622,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v29[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1662 = contract f64[32] -> v16
+  // %1654 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4651,7 +4651,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1666 = pad f64[32,11] -> v13
+  // %1658 = pad f64[32,11] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
@@ -4669,14 +4669,14 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1672 = reshape f64[352] -> v17
+  // %1664 = reshape f64[352] -> v17
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v26[i0 * L + l] + (v27[i0 * L + l] + v13[i0 * L + l]);
     }
   }
-  // %1441 = contract f64[32] -> v16
+  // %1433 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4705,7 +4705,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1445 = pad f64[32,11] -> v13
+  // %1437 = pad f64[32,11] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
@@ -4723,14 +4723,14 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1455 = reshape f64[352] -> v20
+  // %1447 = reshape f64[352] -> v20
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = (v10[i0 * L + l] + v28[i0 * L + l]) + v13[i0 * L + l];
     }
   }
-  // %1469 = contract f64[32] -> v16
+  // %1461 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4759,7 +4759,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1473 = pad f64[32,11] -> v10
+  // %1465 = pad f64[32,11] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
@@ -4777,7 +4777,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1344 = contract f64[32] -> v16
+  // %1336 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4806,7 +4806,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1476 = pad f64[32,11] -> v13
+  // %1468 = pad f64[32,11] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4821,16 +4821,16 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v13[(i0 * 11 + 10) * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v16[i0 * L + l];
     }
   }
-  // %1482 = reshape f64[352] -> v12
+  // %1474 = reshape f64[352] -> v12
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v11[i0 * L + l] + (v10[i0 * L + l] + v13[i0 * L + l]);
     }
   }
-  // %1673 = contract f64[160] -> v14
-  // %1456 = contract f64[160] -> v18
-  // %1483 = contract f64[160] -> v19
+  // %1665 = contract f64[160] -> v14
+  // %1448 = contract f64[160] -> v18
+  // %1475 = contract f64[160] -> v19
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4880,14 +4880,14 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       v19[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1674 = mul f64[160] -> v21
+  // %1666 = mul f64[160] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = proj_norm_gain[i0] * v14[i0 * L + l];
     }
   }
-  // %1675 = reduce_sum f64[] -> v8
+  // %1667 = reduce_sum f64[] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -4902,7 +4902,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v8[l] = acc_v[l];
   }
-  // %1679 = contract f64[] -> v15
+  // %1671 = contract f64[] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4917,7 +4917,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v15[l] = acc0_v[l];
   }
-  // %1684 = mul f64[160] -> v22
+  // %1676 = mul f64[160] -> v22
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4925,14 +4925,14 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
           v0[l] * ((v21[i0 * L + l] - (v8[l] * 0.00625f)) - (v5[i0 * L + l] * (v15[l] * 0.00625f)));
     }
   }
-  // %1457 = mul f64[160] -> v0
+  // %1449 = mul f64[160] -> v0
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = proj_norm_gain[i0] * v18[i0 * L + l];
     }
   }
-  // %1458 = reduce_sum f64[] -> v8
+  // %1450 = reduce_sum f64[] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -4947,7 +4947,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v8[l] = acc_v[l];
   }
-  // %1462 = contract f64[] -> v15
+  // %1454 = contract f64[] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4962,7 +4962,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v15[l] = acc0_v[l];
   }
-  // %1467 = mul f64[160] -> v21
+  // %1459 = mul f64[160] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4970,14 +4970,14 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
           v4[l] * ((v0[i0 * L + l] - (v8[l] * 0.00625f)) - ((v15[l] * 0.00625f) * v1[i0 * L + l]));
     }
   }
-  // %1484 = mul f64[160] -> v0
+  // %1476 = mul f64[160] -> v0
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = proj_norm_gain[i0] * v19[i0 * L + l];
     }
   }
-  // %1485 = reduce_sum f64[] -> v4
+  // %1477 = reduce_sum f64[] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -4992,7 +4992,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %1489 = contract f64[] -> v8
+  // %1481 = contract f64[] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5007,7 +5007,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v8[l] = acc0_v[l];
   }
-  // %1494 = mul f64[160] -> v23
+  // %1486 = mul f64[160] -> v23
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5015,7 +5015,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
           v2[l] * ((v0[i0 * L + l] - (v4[l] * 0.00625f)) - (v9[i0 * L + l] * (v8[l] * 0.00625f)));
     }
   }
-  // %1686 = add f64[160,69] -> d.proj.weight
+  // %1678 = add f64[160,69] -> d.proj.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -5030,7 +5030,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %1687 = add f64[160] -> d.proj.bias
+  // %1679 = add f64[160] -> d.proj.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -5041,7 +5041,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       theta_bar_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1689 = add f64[160] -> d.proj_norm.gain
+  // %1681 = add f64[160] -> d.proj_norm.gain
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -5053,65 +5053,18 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       theta_bar_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1693 = add f64[352] -> v10
-  for (int64_t i0 = 0; i0 < 352; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (v20[i0 * L + l] + v12[i0 * L + l]) + v17[i0 * L + l];
+  // %1682 = add f64[160] -> d.proj_norm.bias
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (v18[i0 * L + l] + v19[i0 * L + l]) + v14[i0 * L + l];
+      }
+      theta_bar_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1745 = contract f64[160] -> d.proj_norm.bias
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 352; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc0_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc1_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 1] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc2_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 2] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc3_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 3] += lane_sum<L>(sum);
-    }
-  }
-  // %1692 = add f64[352,160] -> d.kvb.weight
+  // %1684 = add f64[352,160] -> d.kvb.weight
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -5125,6 +5078,17 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       }
     }
   }
+  // %1685 = add f64[352] -> d.kvb.bias
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (v20[i0 * L + l] + v12[i0 * L + l]) + v17[i0 * L + l];
+      }
+      theta_bar_kvb_bias[i0] += lane_sum<L>(sum);
+    }
+  }
   // output d.W = %103
   for (int64_t i0 = 0; i0 < 800; ++i0) {
     PLASTIC_SIMD
@@ -5132,19 +5096,8 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
       z0_bar_W[i0 * L + l] = z1_bar_W[i0 * L + l];
     }
   }
-  // output d.kvb.bias = %1693
-  for (int64_t i0 = 0; i0 < 352; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v10[i0 * L + l];
-      }
-      theta_bar_kvb_bias[i0] += lane_sum<L>(sum);
-    }
-  }
   if (u_stages_bar) {
-    // %1514 = contract f64[69] -> d.x@0
+    // %1506 = contract f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5184,7 +5137,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
-    // %1694 = contract f64[69] -> d.x@1
+    // %1686 = contract f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5224,7 +5177,7 @@ extern "C" void fwp_hebb_node_sepsis_code_step_vjp(const void* /*ctx*/, double /
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[144 * L + l] += acc0_v[l];
     }
-    // %1516 = contract f64[69] -> d.x@2
+    // %1508 = contract f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5327,13 +5280,15 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97280);
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
   T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102592);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113856);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114880);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107712);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108736);
   T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120000);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125120);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130240);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121024);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126144);
   T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131264);
   T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142528);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153792);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 507072);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -5356,10 +5311,10 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t i = 0; i < 68192; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_node_sepsis_code.field.adjoint.step.rk4: 291 nodes
+  // fwp_hebb_node_sepsis_code.field.adjoint.step.rk4: 290 nodes
   // %857 = contract f64[160] -> v0
-  // %882 = contract f64[160] -> v1
-  // %831 = contract f64[160] -> v2
+  // %831 = contract f64[160] -> v1
+  // %882 = contract f64[160] -> v2
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5380,23 +5335,23 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 76) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 228) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[i1 * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(proj_weight[i0 * 276 + i1], u_stages[(i1 + 228) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 76) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 228) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[i1 * L + l], acc9_v[l]);
+        acc5_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[i1 * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(proj_weight[i0 * 276 + i1 + 69], u_stages[(i1 + 228) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 76) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 228) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[i1 * L + l], acc10_v[l]);
+        acc6_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[i1 * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(proj_weight[i0 * 276 + i1 + 138], u_stages[(i1 + 228) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 76) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 228) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[i1 * L + l], acc11_v[l]);
+        acc7_v[l] = std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[i1 * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(proj_weight[i0 * 276 + i1 + 207], u_stages[(i1 + 228) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5465,14 +5420,14 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       v4[i0 * L + l] = proj_norm_bias[i0] + (v0[i0 * L + l] * proj_norm_gain[i0]);
     }
   }
-  // %883 = add f64[160] -> v5
+  // %832 = add f64[160] -> v5
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v1[i0 * L + l] + proj_bias[i0];
+      v5[i0 * L + l] = proj_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %884 = layernorm f64[160] -> v1
+  // %833 = layernorm f64[160] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5508,21 +5463,21 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       v1[i0 * L + l] = (v5[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %886 = add f64[160] -> v6
+  // %835 = add f64[160] -> v6
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (proj_norm_gain[i0] * v1[i0 * L + l]) + proj_norm_bias[i0];
+      v6[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v1[i0 * L + l]);
     }
   }
-  // %832 = add f64[160] -> v7
+  // %883 = add f64[160] -> v7
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = proj_bias[i0] + v2[i0 * L + l];
+      v7[i0 * L + l] = v2[i0 * L + l] + proj_bias[i0];
     }
   }
-  // %833 = layernorm f64[160] -> v2
+  // %884 = layernorm f64[160] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5558,16 +5513,16 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       v2[i0 * L + l] = (v7[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %835 = add f64[160] -> v8
+  // %886 = add f64[160] -> v8
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = proj_norm_bias[i0] + (proj_norm_gain[i0] * v2[i0 * L + l]);
+      v8[i0 * L + l] = (proj_norm_gain[i0] * v2[i0 * L + l]) + proj_norm_bias[i0];
     }
   }
   // %862 = contract f64[352] -> v9
-  // %887 = contract f64[352] -> v10
-  // %836 = contract f64[352] -> v11
+  // %836 = contract f64[352] -> v10
+  // %887 = contract f64[352] -> v11
   for (int64_t i0 = 0; i0 < 88; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5640,7 +5595,7 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       v13[i0 * L + l] = sigmoid(v12[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %2115 = contract f64[32,5] -> v14
+  // %2104 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5682,47 +5637,23 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %2676 = mul f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v15[i0 * L + l] * 2.0f;
-    }
-  }
-  // %889 = reshape f64[32,11] -> v17
+  // %838 = reshape f64[32,11] -> v12
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = kvb_bias[i0] + v10[i0 * L + l];
+      v12[i0 * L + l] = kvb_bias[i0] + v10[i0 * L + l];
     }
   }
-  // %895 = tanh f64[32,5] -> v10
+  // %844 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = vm::tanh(v17[(i0 * 11 + i1 + 5) * L + l]);
+        v10[(i0 * 5 + i1) * L + l] = vm::tanh(v12[(i0 * 11 + i1 + 5) * L + l]);
       }
     }
   }
-  // %891 = sigmoid f64[32,1] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = sigmoid(v17[(i0 * 11 + 10) * L + l]);
-    }
-  }
-  // %1117 = contract f64[32,5] -> v19
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
-            v10[(i0 * 5 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %898 = softmax f64[32,5] -> v20
+  // %847 = softmax f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5732,7 +5663,7 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v17[(i0 * 11 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 11 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 11 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 11 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5743,34 +5674,68 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[i1 * L + l] = vm::exp(v17[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
+        v16[i1 * L + l] = vm::exp(v12[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 5 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %838 = reshape f64[32,11] -> v17
-  for (int64_t i0 = 0; i0 < 352; ++i0) {
+  // %840 = sigmoid f64[32,1] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = kvb_bias[i0] + v11[i0 * L + l];
+      v18[i0 * L + l] = sigmoid(v12[(i0 * 11 + 10) * L + l]);
     }
   }
-  // %844 = tanh f64[32,5] -> v11
+  // %2107 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = vm::tanh(v17[(i0 * 11 + i1 + 5) * L + l]);
+        v12[(i0 * 5 + i1) * L + l] =
+            v17[(i0 * 5 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %847 = softmax f64[32,5] -> v21
+  // %889 = reshape f64[32,11] -> v19
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = kvb_bias[i0] + v11[i0 * L + l];
+    }
+  }
+  // %895 = tanh f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 5 + i1) * L + l] = vm::tanh(v19[(i0 * 11 + i1 + 5) * L + l]);
+      }
+    }
+  }
+  // %891 = sigmoid f64[32,1] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = sigmoid(v19[(i0 * 11 + 10) * L + l]);
+    }
+  }
+  // %1117 = contract f64[32,5] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 5 + i1) * L + l] =
+            v11[(i0 * 5 + i1) * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %898 = softmax f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5780,7 +5745,7 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v17[(i0 * 11 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 11 + i1) * L + l] : rowmax_v[l];
+            (v19[(i0 * 11 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 11 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5791,50 +5756,33 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[i1 * L + l] = vm::exp(v17[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
+        v16[i1 * L + l] = vm::exp(v19[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
+        v22[(i0 * 5 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %840 = sigmoid f64[32,1] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = sigmoid(v17[(i0 * 11 + 10) * L + l]);
-    }
-  }
-  // %2118 = contract f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] =
-            v21[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %2680 = add f64[32,5,5] -> W
+  // %2630 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((v14[(i0 * 5 + i1) * L + l] * v12[(i0 * 5 + i2) * L + l]) +
-                (v19[(i0 * 5 + i1) * L + l] * v20[(i0 * 5 + i2) * L + l])) +
-               (v11[(i0 * 5 + i1) * L + l] * v17[(i0 * 5 + i2) * L + l])) +
+              ((((v14[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l]) * 2.0f) +
+                (v10[(i0 * 5 + i1) * L + l] * v12[(i0 * 5 + i2) * L + l])) +
+               (v21[(i0 * 5 + i1) * L + l] * v22[(i0 * 5 + i2) * L + l])) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %1984 = add f64[32,5,5] -> a.W
+  // %1973 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 800; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5871,13 +5819,13 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = acc_v[l];
   }
-  // %2183 = mul f64[] -> v16
+  // %2172 = mul f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v16[l] = (T(1) / std::sqrt((v14[l] * 0.00625f) + 1e-05f)) * 0.33333334f;
   }
-  // %1985 = contract f64[32,5] -> v3
-  // %2029 = contract f64[32,5] -> v14
+  // %1974 = contract f64[32,5] -> v3
+  // %2018 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5894,17 +5842,17 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v20[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v20[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v20[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5926,7 +5874,7 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
         acc0_v[l] =
             std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5935,7 +5883,7 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
     }
   }
-  // %1993 = pad f64[32,11] -> v12
+  // %1982 = pad f64[32,11] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5959,16 +5907,16 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       }
     }
   }
-  // %871 = mul f64[32,5] -> v19
+  // %871 = mul f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v13[i0 * L + l] * v9[(i0 * 5 + i1) * L + l];
+        v21[(i0 * 5 + i1) * L + l] = v13[i0 * L + l] * v9[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2128 = contract f64[32] -> v17
+  // %2117 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5991,13 +5939,13 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2408 = pad f64[32,11] -> v9
+  // %2397 = pad f64[32,11] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -6009,7 +5957,7 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 11 + 10) * L + l] = v17[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
+      v9[(i0 * 11 + 10) * L + l] = v19[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
     }
   }
   // %995 = reduce_sum f64[] -> v13
@@ -6020,7 +5968,7 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v7[i0 * L + l];
+      acc_v[l] = acc_v[l] + v5[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -6035,19 +5983,19 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v13[l] * 0.00625f));
+      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v13[l] * 0.00625f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v3[l] = acc_v[l];
   }
-  // %2243 = mul f64[] -> v13
+  // %2232 = mul f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = (T(1) / std::sqrt((v3[l] * 0.00625f) + 1e-05f)) * 0.16666667f;
   }
-  // %1753 = contract f64[32,5] -> v3
+  // %1742 = contract f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6059,12 +6007,12 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v21[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6079,7 +6027,7 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6087,7 +6035,7 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2190 = contract f64[32] -> v7
+  // %2179 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6099,39 +6047,39 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2430 = pad f64[32,11] -> v17
+  // %2419 = pad f64[32,11] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 11 + i1) * L + l] = 0.0f;
+        v19[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 11 + 10) * L + l] = v7[i0 * L + l] * ((1.0f - v22[i0 * L + l]) * v22[i0 * L + l]);
+      v19[(i0 * 11 + 10) * L + l] = v5[i0 * L + l] * ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]);
     }
   }
-  // %1756 = pad f64[32,11] -> v23
+  // %1745 = pad f64[32,11] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6150,8 +6098,8 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 11 + i1 + 5) * L + l] = (1.0f - square(v11[(i0 * 5 + i1) * L + l])) *
-                                          (v22[i0 * L + l] * v3[(i0 * 5 + i1) * L + l]);
+        v23[(i0 * 11 + i1 + 5) * L + l] = (1.0f - square(v10[(i0 * 5 + i1) * L + l])) *
+                                          (v18[i0 * L + l] * v3[(i0 * 5 + i1) * L + l]);
       }
     }
   }
@@ -6160,11 +6108,11 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v22[i0 * L + l] * v11[(i0 * 5 + i1) * L + l];
+        v3[(i0 * 5 + i1) * L + l] = v18[i0 * L + l] * v10[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1746 = contract f64[32,5] -> v7
+  // %1735 = contract f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6187,10 +6135,10 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -6202,10 +6150,10 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2202 = contract f64[32] -> v22
+  // %2191 = contract f64[32] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6217,29 +6165,29 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2433 = pad f64[32,11] -> v11
+  // %2422 = pad f64[32,11] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 11 + i1) * L + l] = 0.0f;
+        v10[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
@@ -6247,39 +6195,39 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 11 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] - v22[i0 * L + l]) * v21[(i0 * 5 + i1) * L + l];
+        v10[(i0 * 11 + i1) * L + l] =
+            (v5[(i0 * 5 + i1) * L + l] - v18[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2436 = reshape f64[352] -> v24
+  // %2425 = reshape f64[352] -> v24
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v17[i0 * L + l] + (v23[i0 * L + l] + v11[i0 * L + l]);
+      v24[i0 * L + l] = v19[i0 * L + l] + (v23[i0 * L + l] + v10[i0 * L + l]);
     }
   }
-  // %2032 = pad f64[32,11] -> v11
+  // %2021 = pad f64[32,11] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 11 + i1) * L + l] = 0.0f;
+        v10[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 11 + 10) * L + l] = 0.0f;
+      v10[(i0 * 11 + 10) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 11 + i1 + 5) * L + l] = (1.0f - square(v10[(i0 * 5 + i1) * L + l])) *
-                                          (v18[i0 * L + l] * v14[(i0 * 5 + i1) * L + l]);
+        v10[(i0 * 11 + i1 + 5) * L + l] = (1.0f - square(v11[(i0 * 5 + i1) * L + l])) *
+                                          (v20[i0 * L + l] * v14[(i0 * 5 + i1) * L + l]);
       }
     }
   }
@@ -6288,12 +6236,12 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v18[i0 * L + l];
+        v3[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v20[i0 * L + l];
       }
     }
   }
-  // %1994 = contract f64[32,5] -> v7
-  // %2022 = contract f64[32,5] -> v21
+  // %1983 = contract f64[32,5] -> v5
+  // %2011 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6309,32 +6257,32 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v3[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v3[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v3[(i0 * 5 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 5) * L + l] = acc4_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 5) * L + l] = acc4_v[l];
+      v17[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v17[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v17[(i0 * 5 + 3) * L + l] = acc7_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
     }
@@ -6342,18 +6290,18 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 4) * L + l] = acc1_v[l];
     }
   }
-  // %2143 = contract f64[32] -> v22
+  // %2132 = contract f64[32] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6365,29 +6313,29 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2411 = pad f64[32,11] -> v17
+  // %2400 = pad f64[32,11] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 11 + i1) * L + l] = 0.0f;
+        v19[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
@@ -6395,19 +6343,19 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 11 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] - v22[i0 * L + l]) * v15[(i0 * 5 + i1) * L + l];
+        v19[(i0 * 11 + i1) * L + l] =
+            (v5[(i0 * 5 + i1) * L + l] - v18[i0 * L + l]) * v15[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2414 = reshape f64[352] -> v23
+  // %2403 = reshape f64[352] -> v23
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = (v12[i0 * L + l] + v17[i0 * L + l]) + v9[i0 * L + l];
+      v23[i0 * L + l] = (v12[i0 * L + l] + v19[i0 * L + l]) + v9[i0 * L + l];
     }
   }
-  // %2254 = contract f64[32] -> v22
+  // %2243 = contract f64[32] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6419,24 +6367,24 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2453 = pad f64[32,11] -> v9
+  // %2442 = pad f64[32,11] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
@@ -6450,11 +6398,11 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v9[(i0 * 11 + i1) * L + l] =
-            (v21[(i0 * 5 + i1) * L + l] - v22[i0 * L + l]) * v20[(i0 * 5 + i1) * L + l];
+            (v17[(i0 * 5 + i1) * L + l] - v18[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2272 = contract f64[32] -> v22
+  // %2261 = contract f64[32] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6466,48 +6414,48 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2457 = pad f64[32,11] -> v10
+  // %2446 = pad f64[32,11] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1) * L + l] = 0.0f;
+        v11[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 11 + 10) * L + l] = ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]) * v22[i0 * L + l];
+      v11[(i0 * 11 + 10) * L + l] = ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]) * v18[i0 * L + l];
     }
   }
-  // %2459 = reshape f64[352] -> v12
+  // %2448 = reshape f64[352] -> v12
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v11[i0 * L + l] + v9[i0 * L + l]) + v10[i0 * L + l];
+      v12[i0 * L + l] = (v10[i0 * L + l] + v9[i0 * L + l]) + v11[i0 * L + l];
     }
   }
-  // %2415 = contract f64[160] -> v3
-  // %2437 = contract f64[160] -> v7
-  // %2460 = contract f64[160] -> v14
+  // %2404 = contract f64[160] -> v3
+  // %2426 = contract f64[160] -> v5
+  // %2449 = contract f64[160] -> v14
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6547,24 +6495,24 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
       v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v7[(i0 * 4) * L + l] = acc4_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc4_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
       v14[(i0 * 4) * L + l] = acc8_v[l];
       v14[(i0 * 4 + 1) * L + l] = acc9_v[l];
       v14[(i0 * 4 + 2) * L + l] = acc10_v[l];
       v14[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %2416 = mul f64[160] -> v15
+  // %2405 = mul f64[160] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = proj_norm_gain[i0] * v3[i0 * L + l];
     }
   }
-  // %2417 = reduce_sum f64[] -> v18
+  // %2406 = reduce_sum f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6579,7 +6527,7 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v18[l] = acc_v[l];
   }
-  // %2421 = contract f64[] -> v22
+  // %2410 = contract f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6592,31 +6540,34 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc0_v[l];
+    v20[l] = acc0_v[l];
   }
-  // %2425 = sub f64[160] -> v19
+  // %2414 = sub f64[160] -> v17
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] =
-          (v15[i0 * L + l] - (v18[l] * 0.00625f)) - (v0[i0 * L + l] * (v22[l] * 0.00625f));
+      v17[i0 * L + l] =
+          (v15[i0 * L + l] - (v18[l] * 0.00625f)) - (v0[i0 * L + l] * (v20[l] * 0.00625f));
     }
   }
-  // %2682 = mul f64[160] -> v15
+  // %2415 = contract f64[160,69] -> v25
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 69 + i1) * L + l] =
+            (u_stages[(i1 + 76) * L + l] * (v16[l] * T(h))) * v17[i0 * L + l];
+      }
+    }
+  }
+  // %2427 = mul f64[160] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v19[i0 * L + l] * 2.0f;
+      v15[i0 * L + l] = proj_norm_gain[i0] * v5[i0 * L + l];
     }
   }
-  // %2438 = mul f64[160] -> v20
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = proj_norm_gain[i0] * v7[i0 * L + l];
-    }
-  }
-  // %2439 = reduce_sum f64[] -> v18
+  // %2428 = reduce_sum f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6624,14 +6575,14 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v20[i0 * L + l];
+      acc_v[l] = acc_v[l] + v15[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v18[l] = acc_v[l];
   }
-  // %2443 = contract f64[] -> v22
+  // %2432 = contract f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6639,29 +6590,29 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v2[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v1[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc0_v[l];
+    v20[l] = acc0_v[l];
   }
-  // %2447 = sub f64[160] -> v21
+  // %2436 = sub f64[160] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] =
-          (v20[i0 * L + l] - (v18[l] * 0.00625f)) - ((v22[l] * 0.00625f) * v2[i0 * L + l]);
+          (v15[i0 * L + l] - (v18[l] * 0.00625f)) - ((v20[l] * 0.00625f) * v1[i0 * L + l]);
     }
   }
-  // %2461 = mul f64[160] -> v20
+  // %2450 = mul f64[160] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = proj_norm_gain[i0] * v14[i0 * L + l];
+      v15[i0 * L + l] = proj_norm_gain[i0] * v14[i0 * L + l];
     }
   }
-  // %2462 = reduce_sum f64[] -> v18
+  // %2451 = reduce_sum f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6669,14 +6620,14 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v20[i0 * L + l];
+      acc_v[l] = acc_v[l] + v15[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v18[l] = acc_v[l];
   }
-  // %2466 = contract f64[] -> v22
+  // %2455 = contract f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6684,19 +6635,19 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v20[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v15[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc0_v[l];
+    v20[l] = acc0_v[l];
   }
-  // %2470 = sub f64[160] -> v9
+  // %2459 = sub f64[160] -> v22
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] =
-          (v20[i0 * L + l] - (v18[l] * 0.00625f)) - ((v22[l] * 0.00625f) * v1[i0 * L + l]);
+      v22[i0 * L + l] =
+          (v15[i0 * L + l] - (v18[l] * 0.00625f)) - ((v20[l] * 0.00625f) * v2[i0 * L + l]);
     }
   }
   // %939 = reduce_sum f64[] -> v18
@@ -6707,14 +6658,14 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v5[i0 * L + l];
+      acc_v[l] = acc_v[l] + v7[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v18[l] = acc_v[l];
   }
-  // %944 = reduce_sum f64[] -> v22
+  // %944 = reduce_sum f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6722,112 +6673,150 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v18[l] * 0.00625f));
+      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v18[l] * 0.00625f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc_v[l];
+    v20[l] = acc_v[l];
   }
-  // %2307 = mul f64[] -> v18
+  // %2296 = mul f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = (T(1) / std::sqrt((v22[l] * 0.00625f) + 1e-05f)) * 0.16666667f;
+    v18[l] = (T(1) / std::sqrt((v20[l] * 0.00625f) + 1e-05f)) * 0.16666667f;
   }
-  // %2686 = sub f64[160,69] -> adj.proj.weight
+  // %2461 = sub f64[160,69] -> adj.proj.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((-((u_stages[(i1 + 76) * L + l] * (v16[l] * T(h))) * v15[i0 * L + l])) -
-                    ((u_stages[i1 * L + l] * (v13[l] * T(h))) * v21[i0 * L + l])) -
-                   (v9[i0 * L + l] * (u_stages[(i1 + 228) * L + l] * (v18[l] * T(h))));
+          sum[l] = (((-v25[(i0 * 69 + i1) * L + l]) -
+                     ((u_stages[i1 * L + l] * (v13[l] * T(h))) * v21[i0 * L + l])) -
+                    v25[(i0 * 69 + i1) * L + l]) -
+                   (v22[i0 * L + l] * (u_stages[(i1 + 228) * L + l] * (v18[l] * T(h))));
         }
         dtheta_proj_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2691 = mul f64[160] -> adj.proj.bias
+  // %2469 = mul f64[160] -> adj.proj.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-(v21[i0 * L + l] * v13[l])) - (v19[i0 * L + l] * (v16[l] * 2.0f))) -
-                  (v9[i0 * L + l] * v18[l])) *
+        sum[l] = ((((-(v21[i0 * L + l] * v13[l])) - (v17[i0 * L + l] * v16[l])) -
+                   (v17[i0 * L + l] * v16[l])) -
+                  (v22[i0 * L + l] * v18[l])) *
                  T(h);
       }
       dtheta_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2653 = mul f64[160] -> adj.proj_norm.gain
+  // %2470 = mul f64[160] -> v7
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v5[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %2474 = mul f64[160] -> v5
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = (v0[i0 * L + l] * v3[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2477 = mul f64[160] -> v0
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v14[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %2480 = mul f64[160] -> adj.proj_norm.gain
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-(v2[i0 * L + l] * (v7[i0 * L + l] * 0.16666667f))) -
-                   ((v0[i0 * L + l] * v3[i0 * L + l]) * 0.6666667f)) -
-                  ((v14[i0 * L + l] * 0.16666667f) * v1[i0 * L + l])) *
+        sum[l] = ((((-(v1[i0 * L + l] * v7[i0 * L + l])) - v5[i0 * L + l]) - v5[i0 * L + l]) -
+                  (v0[i0 * L + l] * v2[i0 * L + l])) *
                  T(h);
       }
       dtheta_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2661 = mul f64[160] -> adj.proj_norm.bias
+  // %2481 = mul f64[160] -> v1
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v3[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %2486 = mul f64[160] -> adj.proj_norm.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-(v3[i0 * L + l] * 0.6666667f)) -
-                         ((v14[i0 * L + l] + v7[i0 * L + l]) * 0.16666667f));
+        sum[l] = ((((-v1[i0 * L + l]) - v7[i0 * L + l]) - v1[i0 * L + l]) - v0[i0 * L + l]) * T(h);
       }
       dtheta_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2693 = mul f64[352] -> v9
+  // %2487 = contract f64[352,160] -> v26
   for (int64_t i0 = 0; i0 < 352; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v23[i0 * L + l] * 2.0f;
+    for (int64_t i1 = 0; i1 < 160; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 160 + i1) * L + l] = (v4[i1 * L + l] * (T(h) * 0.33333334f)) * v23[i0 * L + l];
+      }
     }
   }
-  // %2697 = sub f64[352,160] -> adj.kvb.weight
+  // %2493 = sub f64[352,160] -> adj.kvb.weight
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((-((v4[i1 * L + l] * (T(h) * 0.33333334f)) * v9[i0 * L + l])) -
-                    ((v8[i1 * L + l] * (T(h) * 0.16666667f)) * v24[i0 * L + l])) -
-                   (v12[i0 * L + l] * (v6[i1 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-v26[(i0 * 160 + i1) * L + l]) -
+                     ((v6[i1 * L + l] * (T(h) * 0.16666667f)) * v24[i0 * L + l])) -
+                    v26[(i0 * 160 + i1) * L + l]) -
+                   (v12[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_kvb_weight[i0 * 160 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2675 = mul f64[352] -> adj.kvb.bias
+  // %2496 = mul f64[352] -> v9
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v23[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %2626 = mul f64[352] -> adj.kvb.bias
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v12[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f)) -
-                         (v23[i0 * L + l] * 0.6666667f));
+        sum[l] = T(h) * (((-((v12[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f)) - v9[i0 * L + l]) -
+                         v9[i0 * L + l]);
       }
       dtheta_kvb_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2094 = broadcast f64[160,160] -> adj.query.weight, adj.out_proj.weight
+  // %2083 = broadcast f64[160,160] -> adj.query.weight, adj.out_proj.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_query_weight[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_out_proj_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2095 = broadcast f64[160] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
+  // %2084 = broadcast f64[160] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
   // adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_query_bias[i0] += (T(h) * -0.0f) * 8.0f;
@@ -6836,37 +6825,37 @@ extern "C" void fwp_hebb_node_sepsis_code_adjoint_step(
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2096 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %2085 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2097 = broadcast f64[64] -> adj.ff.up.bias
+  // %2086 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2098 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %2087 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2099 = broadcast f64[1,160] -> adj.out.weight
+  // %2088 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2100 = broadcast f64[1] -> adj.out.bias
+  // %2089 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %2101 = broadcast f64[256,7] -> adj.s_in.weight
+  // %2090 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2102 = broadcast f64[256] -> adj.s_in.bias
+  // %2091 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2103 = broadcast f64[352,256] -> adj.s_kvl.weight
+  // %2092 = broadcast f64[352,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 90112; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2104 = broadcast f64[352] -> adj.s_kvl.bias
+  // %2093 = broadcast f64[352] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -8723,7 +8712,7 @@ const plastic_model kModel = {
             .adjoint_field = 181632,
             .step = 65536,
             .step_vjp = 185664,
-            .adjoint_step = 153792,
+            .adjoint_step = 2309312,
             .output = 15552,
             .output_vjp = 73024,
             .loss = 0,

@@ -138,7 +138,7 @@ enum {
  *   dtheta: uniform[233409] = 233409 floats
  *   err: varying[1600] = 12800 floats, may be NULL
  *   dtheta_err: uniform[233409] = 233409 floats, may be NULL
- *   scratch: scratch arena, 153792 bytes, 64-byte aligned
+ *   scratch: scratch arena, 2309312 bytes, 64-byte aligned
  */
 void fwp_hebb_node_sepsis_code_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                             const void* a0, const void* theta, const void* u_stages,
@@ -146,7 +146,7 @@ void fwp_hebb_node_sepsis_code_adjoint_step(const void* ctx, double t, double h,
                                             void* dtheta_err, void* scratch);
 enum {
   fwp_hebb_node_sepsis_code_adjoint_step_lanes = 8,
-  fwp_hebb_node_sepsis_code_adjoint_step_scratch_bytes = 153792
+  fwp_hebb_node_sepsis_code_adjoint_step_scratch_bytes = 2309312
 };
 
 /* fwp_hebb_node_sepsis_code_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -2810,6 +2810,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29696);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34816);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2827,50 +2828,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_hebb_rde.field.step.rk4: 59 nodes
-  // %527 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %529 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
+  // fwp_hebb_rde.field.step.rk4: 60 nodes
   // %548 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2891,8 +2849,8 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e43 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
+        const T e12 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -2907,11 +2865,11 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %550 = add f64[15] -> v2
+  // %550 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
   // %506 = layernorm f64[15] -> v0
@@ -2934,8 +2892,8 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e74 * e74);
+        const T e43 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -2950,16 +2908,59 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %508 = add f64[15] -> v3
+  // %508 = add f64[15] -> v2
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %527 = layernorm f64[15] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e74 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %529 = add f64[15] -> v3
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %533 = contract f64[16] -> v4
-  // %554 = contract f64[16] -> v5
-  // %512 = contract f64[16] -> v6
+  // %554 = contract f64[16] -> v4
+  // %512 = contract f64[16] -> v5
+  // %533 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3009,23 +3010,106 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %534 = sigmoid f64[16] -> v7
+  // %555 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %555 = sigmoid f64[16] -> v4
+  // %513 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %531 = contract f64[16,10] -> v8
-  // %552 = contract f64[16,10] -> v9
-  // %510 = contract f64[16,10] -> v10
+  // %557 = contract f64[16,10] -> v8
+  // %515 = contract f64[16,10] -> v9
+  // %536 = contract f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %558 = tanh f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+    }
+  }
+  // %552 = contract f64[16,10] -> v8
+  // %510 = contract f64[16,10] -> v12
+  // %531 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3066,14 +3150,14 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
         v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3094,12 +3178,12 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %532 = softmax f64[16,10] -> v11
+  // %553 = softmax f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3127,110 +3211,20 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v14[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %535 = contract f64[16,10] -> v8
+  // %556 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v8[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %536 = contract f64[16,10] -> v11
-  // %557 = contract f64[16,10] -> v12
-  // %515 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1) * L + l] = acc2_v[l];
-      }
-    }
-  }
-  // %537 = tanh f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
-    }
-  }
-  // %558 = tanh f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
-    }
-  }
-  // %553 = softmax f64[16,10] -> v12
+  // %511 = softmax f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3240,7 +3234,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v9[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3251,27 +3245,34 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v14[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %556 = contract f64[16,10] -> v9
+  // %514 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v12[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
+        v12[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %511 = softmax f64[16,10] -> v12
+  // %516 = tanh f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
+    }
+  }
+  // %532 = softmax f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3281,7 +3282,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v13[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3292,41 +3293,53 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v9[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %513 = sigmoid f64[16] -> v4
+  // %534 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %514 = contract f64[16,10] -> v10
+  // %535 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = v12[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
+        v13[(i0 * 10 + i1) * L + l] = v9[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %516 = tanh f64[16,10] -> v12
+  // %537 = tanh f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+      v9[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %752 = add f64[16,10,10] -> W
+  // %564 = mul f64[16,10,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v15[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              ((v13[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.33333334f;
+        }
+      }
+    }
+  }
+  // %749 = add f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -3334,11 +3347,12 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (T(h) *
-               ((((v8[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.6666667f) +
-                ((((v11[(i0 * 10 + i2) * L + l] * v9[(i0 * 10 + i1) * L + l]) / 4.0f) +
-                  ((v10[(i0 * 10 + i1) * L + l] * v12[(i0 * 10 + i2) * L + l]) / 4.0f)) *
-                 0.16666667f)));
+              (((((((v11[(i0 * 10 + i2) * L + l] * v8[(i0 * 10 + i1) * L + l]) / 4.0f) +
+                   ((v12[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l]) / 4.0f)) *
+                  0.16666667f) +
+                 v15[(i0 * 100 + i1 * 10 + i2) * L + l]) +
+                v15[(i0 * 100 + i1 * 10 + i2) * L + l]) *
+               T(h));
         }
       }
     }
@@ -3451,7 +3465,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %961 = div f64[16,10,10] -> v1
+  // %958 = div f64[16,10,10] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -3513,7 +3527,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v4[i0 * L + l] = ln_bias[i0] + (v3[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %979 = div f64[16,10,10] -> v5
+  // %976 = div f64[16,10,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -3841,7 +3855,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v19[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %980 = contract f64[16,10] -> v13
+  // %977 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3922,7 +3936,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %992 = contract f64[16] -> v9
+  // %989 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3951,7 +3965,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %993 = mul f64[16] -> v16
+  // %990 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3967,7 +3981,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %987 = contract f64[16,10] -> v22
+  // %984 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4016,14 +4030,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %988 = mul f64[16,10] -> v21
+  // %985 = mul f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %981 = contract f64[16,10] -> v19
+  // %978 = contract f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4032,7 +4046,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %982 = contract f64[16] -> v8
+  // %979 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4061,7 +4075,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %985 = mul f64[16,10] -> v13
+  // %982 = mul f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4119,8 +4133,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %969 = contract f64[16,10] -> v20
-  // %997 = contract f64[16,10] -> v22
+  // %966 = contract f64[16,10] -> v20
+  // %994 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4189,7 +4203,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %970 = mul f64[16,10] -> v12
+  // %967 = mul f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4203,8 +4217,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %962 = contract f64[16,10] -> v14
-  // %1000 = contract f64[16,10] -> v20
+  // %959 = contract f64[16,10] -> v14
+  // %997 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4273,7 +4287,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %974 = contract f64[16] -> v9
+  // %971 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4302,14 +4316,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %975 = mul f64[16] -> v10
+  // %972 = mul f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
     }
   }
-  // %963 = contract f64[16,10] -> v15
+  // %960 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4318,7 +4332,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %964 = contract f64[16] -> v9
+  // %961 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4347,7 +4361,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %967 = mul f64[16,10] -> v14
+  // %964 = mul f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4357,16 +4371,16 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %998 = mul f64[16,10] -> v15
+  // %995 = mul f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %971 = contract f64[16,15] -> v1
-  // %989 = contract f64[16,15] -> v5
-  // %999 = contract f64[16,15] -> v23
+  // %968 = contract f64[16,15] -> v1
+  // %986 = contract f64[16,15] -> v5
+  // %996 = contract f64[16,15] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -4452,7 +4466,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1001 = contract f64[16,10] -> v17
+  // %998 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4461,7 +4475,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1002 = contract f64[16] -> v9
+  // %999 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4490,7 +4504,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1005 = mul f64[16,10] -> v18
+  // %1002 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -4500,9 +4514,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %968 = contract f64[16,15] -> v24
-  // %986 = contract f64[16,15] -> v25
-  // %1006 = contract f64[16,15] -> v26
+  // %965 = contract f64[16,15] -> v24
+  // %983 = contract f64[16,15] -> v25
+  // %1003 = contract f64[16,15] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -4588,7 +4602,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %973 = reduce_sum f64[15] -> v9
+  // %970 = reduce_sum f64[15] -> v9
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4605,7 +4619,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %991 = reduce_sum f64[15] -> v11
+  // %988 = reduce_sum f64[15] -> v11
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4622,7 +4636,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1008 = reduce_sum f64[15] -> v17
+  // %1005 = reduce_sum f64[15] -> v17
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4639,7 +4653,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v17[i0 * L + l] = acc_v[l];
     }
   }
-  // %1009 = contract f64[16] -> v22
+  // %1006 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4668,16 +4682,16 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1010 = mul f64[16] -> v19
+  // %1007 = mul f64[16] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v22[i0 * L + l];
     }
   }
-  // %976 = contract f64[15] -> v8
-  // %994 = contract f64[15] -> v20
-  // %1011 = contract f64[15] -> v22
+  // %973 = contract f64[15] -> v8
+  // %991 = contract f64[15] -> v20
+  // %1008 = contract f64[15] -> v22
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4749,28 +4763,28 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v22[i0 * L + l] = acc2_v[l];
     }
   }
-  // %977 = add f64[15] -> v23
+  // %974 = add f64[15] -> v23
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v8[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %995 = add f64[15] -> v8
+  // %992 = add f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v20[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %1012 = add f64[15] -> v9
+  // %1009 = add f64[15] -> v9
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v17[i0 * L + l] + v22[i0 * L + l];
     }
   }
-  // %1015 = add f64[15] -> d.ln.gain
+  // %1012 = add f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -4782,7 +4796,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1017 = add f64[15] -> d.ln.bias
+  // %1014 = add f64[15] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -4793,7 +4807,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1022 = add f64[16,15] -> d.Wb
+  // %1019 = add f64[16,15] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
@@ -4807,7 +4821,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1027 = add f64[16,10,15] -> d.Wk
+  // %1024 = add f64[16,10,15] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -4824,7 +4838,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1032 = add f64[16,10,15] -> d.Wv
+  // %1029 = add f64[16,10,15] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -4849,14 +4863,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   if (u_stages_bar) {
-    // %1033 = mul f64[15] -> v2
+    // %1030 = mul f64[15] -> v2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1034 = reduce_sum f64[] -> v4
+    // %1031 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4871,7 +4885,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1038 = contract f64[] -> v7
+    // %1035 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4921,7 +4935,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = T(1) / std::sqrt((v11[l] * 0.06666667f) + 1e-05f);
     }
-    // %1043 = mul f64[15] -> d.dx@0
+    // %1040 = mul f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4965,14 +4979,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v0[l] = T(1) / std::sqrt((v2[l] * 0.06666667f) + 1e-05f);
     }
-    // %1044 = mul f64[15] -> v2
+    // %1041 = mul f64[15] -> v2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[i0 * L + l] = v8[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1045 = reduce_sum f64[] -> v4
+    // %1042 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4987,7 +5001,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1049 = contract f64[] -> v7
+    // %1046 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5002,7 +5016,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %1054 = mul f64[15] -> d.dx@1
+    // %1051 = mul f64[15] -> d.dx@1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5010,14 +5024,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
                                                     ((v7[l] * 0.06666667f) * v3[i0 * L + l]));
       }
     }
-    // %1055 = mul f64[15] -> v0
+    // %1052 = mul f64[15] -> v0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v0[i0 * L + l] = v9[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1056 = reduce_sum f64[] -> v2
+    // %1053 = reduce_sum f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5032,7 +5046,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = acc_v[l];
     }
-    // %1060 = contract f64[] -> v3
+    // %1057 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5082,7 +5096,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v7[l] * 0.06666667f) + 1e-05f);
     }
-    // %1065 = mul f64[15] -> d.dx@2
+    // %1062 = mul f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5158,6 +5172,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138752);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146432);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154112);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161792);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5180,51 +5195,8 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i = 0; i < 5070; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_rde.field.adjoint.step.rk4: 183 nodes
-  // %527 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %529 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %548 = layernorm f64[15] -> v2
+  // fwp_hebb_rde.field.adjoint.step.rk4: 184 nodes
+  // %548 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5244,8 +5216,8 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e44 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
+        const T e13 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
       }
     }
   }
@@ -5257,17 +5229,17 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %550 = add f64[15] -> v3
+  // %550 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v2[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %506 = layernorm f64[15] -> v4
+  // %506 = layernorm f64[15] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5287,7 +5259,50 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        const T e44 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %508 = add f64[15] -> v3
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %527 = layernorm f64[15] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e75 = u_stages[(i0 + 15) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e75 * e75);
       }
     }
@@ -5300,19 +5315,19 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %508 = add f64[15] -> v5
+  // %529 = add f64[15] -> v5
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %533 = contract f64[16] -> v6
-  // %554 = contract f64[16] -> v7
-  // %512 = contract f64[16] -> v8
+  // %554 = contract f64[16] -> v6
+  // %512 = contract f64[16] -> v7
+  // %533 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5362,23 +5377,106 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %534 = sigmoid f64[16] -> v9
+  // %555 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %555 = sigmoid f64[16] -> v6
+  // %513 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %531 = contract f64[16,10] -> v10
-  // %552 = contract f64[16,10] -> v11
-  // %510 = contract f64[16,10] -> v12
+  // %557 = contract f64[16,10] -> v10
+  // %515 = contract f64[16,10] -> v11
+  // %536 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %558 = tanh f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
+    }
+  }
+  // %552 = contract f64[16,10] -> v10
+  // %510 = contract f64[16,10] -> v14
+  // %531 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5419,14 +5517,14 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5447,12 +5545,12 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %532 = softmax f64[16,10] -> v13
+  // %553 = softmax f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5480,110 +5578,20 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %535 = contract f64[16,10] -> v10
+  // %556 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+        v10[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %536 = contract f64[16,10] -> v14
-  // %557 = contract f64[16,10] -> v15
-  // %515 = contract f64[16,10] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-        acc4_v[l] = 0.0f;
-        acc5_v[l] = 0.0f;
-        acc6_v[l] = 0.0f;
-        acc7_v[l] = 0.0f;
-        acc8_v[l] = 0.0f;
-        acc9_v[l] = 0.0f;
-        acc10_v[l] = 0.0f;
-        acc11_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc4_v[l]);
-          acc8_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc8_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc5_v[l]);
-          acc9_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc9_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc10_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-          acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc11_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1) * L + l] = acc2_v[l];
-      }
-    }
-  }
-  // %537 = tanh f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
-    }
-  }
-  // %558 = tanh f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
-    }
-  }
-  // %553 = softmax f64[16,10] -> v15
+  // %511 = softmax f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5593,7 +5601,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v14[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5604,27 +5612,34 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %556 = contract f64[16,10] -> v11
+  // %514 = contract f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v15[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
+        v14[(i0 * 10 + i1) * L + l] = v17[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %511 = softmax f64[16,10] -> v18
+  // %516 = tanh f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+    }
+  }
+  // %532 = softmax f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5634,7 +5649,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v12[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5645,41 +5660,53 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v15[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %513 = sigmoid f64[16] -> v7
+  // %534 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %514 = contract f64[16,10] -> v12
+  // %535 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v15[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %516 = tanh f64[16,10] -> v19
+  // %537 = tanh f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+      v19[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %752 = add f64[16,10,10] -> W
+  // %564 = mul f64[16,10,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v20[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              ((v15[(i0 * 10 + i1) * L + l] * v19[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.33333334f;
+        }
+      }
+    }
+  }
+  // %749 = add f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -5687,31 +5714,32 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (T(h) * ((((v10[(i0 * 10 + i1) * L + l] * v17[(i0 * 10 + i2) * L + l]) / 4.0f) *
-                        0.6666667f) +
-                       ((((v14[(i0 * 10 + i2) * L + l] * v11[(i0 * 10 + i1) * L + l]) / 4.0f) +
-                         ((v12[(i0 * 10 + i1) * L + l] * v19[(i0 * 10 + i2) * L + l]) / 4.0f)) *
-                        0.16666667f)));
+              (((((((v13[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l]) / 4.0f) +
+                   ((v14[(i0 * 10 + i1) * L + l] * v18[(i0 * 10 + i2) * L + l]) / 4.0f)) *
+                  0.16666667f) +
+                 v20[(i0 * 100 + i1 * 10 + i2) * L + l]) +
+                v20[(i0 * 100 + i1 * 10 + i2) * L + l]) *
+               T(h));
         }
       }
     }
   }
-  // %1332 = add f64[16,10,10] -> a.W
+  // %1329 = add f64[16,10,10] -> a.W
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1333 = div f64[16,10,10] -> v20
+  // %1330 = div f64[16,10,10] -> v20
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = a1[i0 * L + l] / 4.0f;
     }
   }
-  // %1337 = contract f64[16,10] -> v16
-  // %1359 = contract f64[16,10] -> v21
+  // %1334 = contract f64[16,10] -> v12
+  // %1356 = contract f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5728,30 +5756,30 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc4_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc4_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc4_v[l]);
           acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc5_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc6_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc7_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v21[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
         v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -5767,20 +5795,20 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
         v21[(i0 * 10 + i1) * L + l] = acc1_v[l];
       }
     }
   }
-  // %1347 = contract f64[16] -> v8
+  // %1344 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5792,13 +5820,13 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5809,15 +5837,15 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1348 = mul f64[16] -> v22
+  // %1345 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v8[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+      v22[i0 * L + l] = v8[i0 * L + l] * (v7[i0 * L + l] * (1.0f - v7[i0 * L + l]));
     }
   }
-  // %1334 = contract f64[16,10] -> v23
-  // %1356 = contract f64[16,10] -> v24
+  // %1331 = contract f64[16,10] -> v23
+  // %1353 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5835,21 +5863,21 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc4_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc5_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc6_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc7_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5873,9 +5901,9 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
                                acc1_v[l]);
         }
       }
@@ -5886,23 +5914,23 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1335 = mul f64[16,10] -> v10
+  // %1332 = mul f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+      v10[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %1338 = contract f64[16,10] -> v11
+  // %1335 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+        v15[(i0 * 10 + i1) * L + l] = v12[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1422 = contract f64[16] -> v8
+  // %1419 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5914,30 +5942,30 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1547 = mul f64[16,10] -> v16
+  // %1544 = mul f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] =
-            (v11[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v13[(i0 * 10 + i1) * L + l];
+        v12[(i0 * 10 + i1) * L + l] =
+            (v15[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]) * v11[(i0 * 10 + i1) * L + l];
       }
     }
   }
@@ -5948,7 +5976,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v20[i0 * L + l] = a0[i0 * L + l] / 4.0f;
     }
   }
-  // %1164 = contract f64[16,10] -> v11
+  // %1161 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5961,14 +5989,14 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5987,7 +6015,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -5997,7 +6025,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1175 = contract f64[16,10] -> v13
+  // %1172 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6011,21 +6039,21 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6036,34 +6064,34 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1176 = mul f64[16,10] -> v12
+  // %1173 = mul f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v13[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
+      v14[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
     }
   }
-  // %1168 = contract f64[16,10] -> v13
+  // %1165 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v15[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1165 = contract f64[16] -> v8
-  // %1434 = contract f64[16] -> v9
+  // %1162 = contract f64[16] -> v7
+  // %1431 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6079,61 +6107,61 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v9[(i0 * 4) * L + l] = acc4_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1166 = mul f64[16] -> v11
+  // %1163 = mul f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v8[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+      v11[i0 * L + l] = v7[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
     }
   }
-  // %1556 = mul f64[16,10] -> v17
+  // %1553 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] =
-            (v13[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
+        v18[(i0 * 10 + i1) * L + l] =
+            (v15[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v17[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %1360 = contract f64[16,10] -> v13
+  // %1357 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
+        v15[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %1448 = contract f64[16] -> v7
+  // %1445 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6145,36 +6173,36 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1566 = mul f64[16,10] -> v18
+  // %1563 = mul f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] =
-            (v13[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]) * v15[(i0 * 10 + i1) * L + l];
+        v17[(i0 * 10 + i1) * L + l] =
+            (v15[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]) * v16[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %1548 = contract f64[16,15] -> v20
-  // %1557 = contract f64[16,15] -> v25
-  // %1567 = contract f64[16,15] -> v26
+  // %1545 = contract f64[16,15] -> v20
+  // %1554 = contract f64[16,15] -> v25
+  // %1564 = contract f64[16,15] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6196,28 +6224,28 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc4_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc5_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l],
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l],
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
@@ -6247,9 +6275,9 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6260,16 +6288,16 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1357 = mul f64[16,10] -> v13
+  // %1354 = mul f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
+      v15[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
     }
   }
-  // %1336 = contract f64[16,15] -> v27
-  // %1177 = contract f64[16,15] -> v28
-  // %1358 = contract f64[16,15] -> v29
+  // %1333 = contract f64[16,15] -> v27
+  // %1174 = contract f64[16,15] -> v28
+  // %1355 = contract f64[16,15] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6293,26 +6321,26 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           acc0_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v14[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v15[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l],
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v14[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v15[(i0 * 10 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l],
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v14[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v15[(i0 * 10 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
@@ -6343,8 +6371,8 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6355,7 +6383,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1550 = reduce_sum f64[15] -> v7
+  // %1547 = reduce_sum f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6369,10 +6397,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc_v[l];
+      v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %1559 = reduce_sum f64[15] -> v8
+  // %1556 = reduce_sum f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6386,10 +6414,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc_v[l];
+      v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %1569 = reduce_sum f64[15] -> v9
+  // %1566 = reduce_sum f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6403,10 +6431,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc_v[l];
+      v8[i0 * L + l] = acc_v[l];
     }
   }
-  // %1369 = contract f64[16] -> v14
+  // %1366 = contract f64[16] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6418,33 +6446,33 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1370 = mul f64[16] -> v15
+  // %1367 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
+      v16[i0 * L + l] = v13[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
-  // %1349 = contract f64[15] -> v6
-  // %1167 = contract f64[15] -> v14
-  // %1371 = contract f64[15] -> v19
+  // %1346 = contract f64[15] -> v9
+  // %1164 = contract f64[15] -> v13
+  // %1368 = contract f64[15] -> v19
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6466,28 +6494,28 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v11[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v15[i1 * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v16[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v22[i1 * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v11[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v15[i1 * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v16[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v22[i1 * L + l], acc2_v[l]);
         acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v11[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v15[i1 * L + l], acc10_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v16[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v22[i1 * L + l], acc3_v[l]);
         acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v11[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v15[i1 * L + l], acc11_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v16[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v14[(i0 * 4) * L + l] = acc4_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc4_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc7_v[l];
       v19[(i0 * 4) * L + l] = acc8_v[l];
       v19[(i0 * 4 + 1) * L + l] = acc9_v[l];
       v19[(i0 * 4 + 2) * L + l] = acc10_v[l];
@@ -6506,87 +6534,108 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v15[i1 * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc0_v[l];
-      v14[i0 * L + l] = acc1_v[l];
+      v9[i0 * L + l] = acc0_v[l];
+      v13[i0 * L + l] = acc1_v[l];
       v19[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1551 = add f64[15] -> v21
+  // %1549 = mul f64[15] -> v21
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v6[i0 * L + l] + v7[i0 * L + l];
+      v21[i0 * L + l] = (v9[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %1560 = add f64[15] -> v6
+  // %1550 = contract f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v14[i0 * L + l] + v8[i0 * L + l];
+      v6[i0 * L + l] = v21[i0 * L + l] * v4[i0 * L + l];
     }
   }
-  // %1570 = add f64[15] -> v7
+  // %1557 = add f64[15] -> v4
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v9[i0 * L + l] + v19[i0 * L + l];
+      v4[i0 * L + l] = v13[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1632 = mul f64[15] -> adj.ln.gain
+  // %1568 = mul f64[15] -> v7
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = (v8[i0 * L + l] + v19[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %1571 = mul f64[15] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-((v21[i0 * L + l] * 0.33333334f) * (v0[i0 * L + l] * 2.0f))) -
-                   ((v4[i0 * L + l] * v6[i0 * L + l]) * 0.16666667f)) -
-                  (v2[i0 * L + l] * (v7[i0 * L + l] * 0.16666667f))) *
+        sum[l] = ((((-v6[i0 * L + l]) - ((v2[i0 * L + l] * v4[i0 * L + l]) * 0.16666667f)) -
+                   v6[i0 * L + l]) -
+                  (v0[i0 * L + l] * v7[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1614 = mul f64[15] -> adj.ln.bias
+  // %1577 = mul f64[15] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-(v21[i0 * L + l] * 0.6666667f)) -
-                  ((v7[i0 * L + l] + v6[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * ((((-v21[i0 * L + l]) - (v4[i0 * L + l] * 0.16666667f)) - v21[i0 * L + l]) -
+                         v7[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1633 = mul f64[15] -> v0
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.33333334f)) * 2.0f;
+  // %1476 = contract f64[16,15] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 15 + i1) * L + l] = v22[i0 * L + l] * (v5[i1 * L + l] * (T(h) * 0.33333334f));
+      }
     }
   }
-  // %1637 = sub f64[16,15] -> adj.Wb
+  // %1486 = sub f64[16,15] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((-(v22[i0 * L + l] * v0[i1 * L + l])) -
-                    ((v5[i1 * L + l] * (T(h) * 0.16666667f)) * v11[i0 * L + l])) -
-                   (v15[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-v25[(i0 * 15 + i1) * L + l]) -
+                     ((v3[i1 * L + l] * (T(h) * 0.16666667f)) * v11[i0 * L + l])) -
+                    v25[(i0 * 15 + i1) * L + l]) -
+                   (v16[i0 * L + l] * (v1[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1640 = sub f64[16,10,15] -> adj.Wk
+  // %1580 = contract f64[16,10,15] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v30[(i0 * 150 + i1 * 15 + i2) * L + l] =
+              v12[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.33333334f));
+        }
+      }
+    }
+  }
+  // %1584 = sub f64[16,10,15] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6594,16 +6643,29 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v17[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v16[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v18[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v18[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                      v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                     (v17[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1643 = sub f64[16,10,15] -> adj.Wv
+  // %1538 = contract f64[16,10,15] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v30[(i0 * 150 + i1 * 15 + i2) * L + l] =
+              v10[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.33333334f));
+        }
+      }
+    }
+  }
+  // %1542 = sub f64[16,10,15] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6611,42 +6673,43 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v12[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v10[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v13[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v14[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                      v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                     (v15[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1409 = broadcast f64[16,10,15] -> adj.Wq
+  // %1406 = broadcast f64[16,10,15] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2400; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1410 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1407 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1411 = broadcast f64[128,160] -> adj.ff.up.weight
+  // %1408 = broadcast f64[128,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1412 = broadcast f64[128] -> adj.ff.up.bias
+  // %1409 = broadcast f64[128] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1413 = broadcast f64[160,128] -> adj.ff.down.weight
+  // %1410 = broadcast f64[160,128] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1414 = broadcast f64[3,160] -> adj.out.weight
+  // %1411 = broadcast f64[3,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1415 = broadcast f64[3] -> adj.out.bias
+  // %1412 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -8252,9 +8315,9 @@ const plastic_model kModel = {
             .field = 16896,
             .field_vjp = 82240,
             .adjoint_field = 169728,
-            .step = 39936,
+            .step = 91136,
             .step_vjp = 194560,
-            .adjoint_step = 161792,
+            .adjoint_step = 238592,
             .output = 16384,
             .output_vjp = 54656,
             .loss = 128,

@@ -94,11 +94,11 @@ enum { fwp_hebb_rde_adjoint_field_lanes = 8, fwp_hebb_rde_adjoint_field_scratch_
  *   theta: uniform[49521] = 49521 floats, read-only
  *   u_stages: varying[60] = 480 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 39936 bytes, 64-byte aligned
+ *   scratch: scratch arena, 91136 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 39936 };
+enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 91136 };
 
 /* fwp_hebb_rde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_hebb_rde_step_vjp_lanes = 8, fwp_hebb_rde_step_vjp_scratch_bytes = 19
  *   dtheta: uniform[49521] = 49521 floats
  *   err: varying[3200] = 25600 floats, may be NULL
  *   dtheta_err: uniform[49521] = 49521 floats, may be NULL
- *   scratch: scratch arena, 161792 bytes, 64-byte aligned
+ *   scratch: scratch arena, 238592 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                const void* theta, const void* u_stages, void* z1, void* a1,
                                void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_hebb_rde_adjoint_step_lanes = 8, fwp_hebb_rde_adjoint_step_scratch_bytes = 161792 };
+enum { fwp_hebb_rde_adjoint_step_lanes = 8, fwp_hebb_rde_adjoint_step_scratch_bytes = 238592 };
 
 /* fwp_hebb_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

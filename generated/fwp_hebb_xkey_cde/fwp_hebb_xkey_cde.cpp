@@ -2403,6 +2403,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26688);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30784);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34880);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2420,50 +2421,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_hebb_xkey_cde.field.step.rk4: 64 nodes
-  // %453 = layernorm f64[21] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 42) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 21.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 21.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %455 = add f64[21] -> v1
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
-    }
-  }
+  // fwp_hebb_xkey_cde.field.step.rk4: 63 nodes
   // %474 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2484,8 +2442,8 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e43 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e43 * e43);
+        const T e12 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -2500,15 +2458,58 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %476 = add f64[21] -> v2
+  // %476 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %460 = contract f64[32,4] -> v3
-  // %481 = contract f64[32,4] -> v4
+  // %453 = layernorm f64[21] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 42) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 21.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e43 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 21.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %455 = add f64[21] -> v2
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+    }
+  }
+  // %481 = contract f64[32,4] -> v3
+  // %460 = contract f64[32,4] -> v4
   // %439 = contract f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -2529,17 +2530,17 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc5_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc6_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
         acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc7_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
         acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc11_v[l]);
       }
     }
@@ -2559,7 +2560,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %461 = softmax f64[32,4] -> v6
+  // %482 = softmax f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2591,7 +2592,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %482 = softmax f64[32,4] -> v3
+  // %461 = softmax f64[32,4] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2698,8 +2699,8 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v5[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %462 = contract f64[32] -> v7
-  // %483 = contract f64[32] -> v8
+  // %483 = contract f64[32] -> v7
+  // %462 = contract f64[32] -> v8
   // %441 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -2750,18 +2751,11 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %690 = contract f64[32] -> v10
+  // %695 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.33333334f);
-    }
-  }
-  // %695 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.16666667f);
+      v10[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
   // %696 = contract f64[32,4] -> v11
@@ -2769,28 +2763,35 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
+        v11[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %684 = contract f64[32] -> v7
+  // %690 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v9[i0 * L + l]) * (T(h) * 0.16666667f);
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %685 = contract f64[32,4] -> v3
+  // %684 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v9[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %685 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
+        v6[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
       }
     }
   }
-  // %457 = contract f64[32,4] -> v4
-  // %478 = contract f64[32,4] -> v12
+  // %478 = contract f64[32,4] -> v4
+  // %457 = contract f64[32,4] -> v12
   // %436 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -2841,39 +2842,52 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v13[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %712 = mul f64[32,4] -> v5
+  // %479 = tanh f64[32,4] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+    }
+  }
+  // %691 = contract f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 4 + i1) * L + l] = (vm::tanh(v4[(i0 * 4 + i1) * L + l]) * v10[i0 * L + l]) * 2.0f;
+        v4[(i0 * 4 + i1) * L + l] = vm::tanh(v12[(i0 * 4 + i1) * L + l]) * v7[i0 * L + l];
       }
     }
   }
-  // %479 = tanh f64[32,4] -> v4
+  // %692 = contract f64[32,4,4] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v14[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v3[(i0 * 4 + i2) * L + l] * v4[(i0 * 4 + i1) * L + l];
+        }
+      }
+    }
+  }
+  // %437 = tanh f64[32,4] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v3[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %437 = tanh f64[32,4] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
-    }
-  }
-  // %716 = add f64[32,4,4] -> W
+  // %700 = add f64[32,4,4] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              (((v5[(i0 * 4 + i1) * L + l] * v6[(i0 * 4 + i2) * L + l]) +
-                (v11[(i0 * 4 + i2) * L + l] * v4[(i0 * 4 + i1) * L + l])) +
-               (v3[(i0 * 4 + i2) * L + l] * v12[(i0 * 4 + i1) * L + l])) +
+              ((v11[(i0 * 4 + i2) * L + l] * v5[(i0 * 4 + i1) * L + l]) +
+               ((v14[(i0 * 16 + i1 * 4 + i2) * L + l] +
+                 (v6[(i0 * 4 + i2) * L + l] * v3[(i0 * 4 + i1) * L + l])) +
+                v14[(i0 * 16 + i1 * 4 + i2) * L + l])) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -3330,9 +3344,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %934 = contract f64[32,4] -> v17
-  // %786 = contract f64[32,4] -> v18
-  // %800 = contract f64[32,4] -> v19
+  // %921 = contract f64[32,4] -> v17
+  // %773 = contract f64[32,4] -> v18
+  // %787 = contract f64[32,4] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3453,7 +3467,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v20[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %935 = mul f64[32,4] -> v14
+  // %922 = mul f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3467,7 +3481,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v17[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %943 = mul f64[32,4] -> v15
+  // %930 = mul f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3481,9 +3495,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v18[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
     }
   }
-  // %937 = contract f64[32,4] -> v16
-  // %796 = contract f64[32,4] -> v21
-  // %810 = contract f64[32,4] -> v22
+  // %924 = contract f64[32,4] -> v16
+  // %783 = contract f64[32,4] -> v21
+  // %797 = contract f64[32,4] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3545,7 +3559,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %938 = contract f64[32] -> v12
+  // %925 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3574,14 +3588,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %939 = mul f64[32] -> v17
+  // %926 = mul f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v12[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
     }
   }
-  // %945 = contract f64[32] -> v12
+  // %932 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3610,23 +3624,23 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %946 = mul f64[32] -> v20
+  // %933 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v12[i0 * L + l];
     }
   }
-  // %951 = mul f64[32,4] -> v23
+  // %938 = mul f64[32,4] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
     }
   }
-  // %936 = contract f64[21] -> v12
-  // %944 = contract f64[21] -> v18
-  // %952 = contract f64[21] -> v19
+  // %923 = contract f64[21] -> v12
+  // %931 = contract f64[21] -> v18
+  // %939 = contract f64[21] -> v19
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3712,7 +3726,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     v18[20 * L + l] = acc1_v[l];
     v19[20 * L + l] = acc2_v[l];
   }
-  // %953 = contract f64[32] -> v24
+  // %940 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3741,16 +3755,16 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %954 = mul f64[32] -> v25
+  // %941 = mul f64[32] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = (v11[i0 * L + l] * (1.0f - v11[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %940 = contract f64[21] -> v24
-  // %947 = contract f64[21] -> v26
-  // %955 = contract f64[21] -> v27
+  // %927 = contract f64[21] -> v24
+  // %934 = contract f64[21] -> v26
+  // %942 = contract f64[21] -> v27
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3820,28 +3834,28 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     v26[20 * L + l] = acc1_v[l];
     v27[20 * L + l] = acc2_v[l];
   }
-  // %941 = add f64[21] -> v28
+  // %928 = add f64[21] -> v28
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v12[i0 * L + l] + v24[i0 * L + l];
     }
   }
-  // %948 = add f64[21] -> v12
+  // %935 = add f64[21] -> v12
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v26[i0 * L + l] + v18[i0 * L + l];
     }
   }
-  // %956 = add f64[21] -> v26
+  // %943 = add f64[21] -> v26
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v19[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %958 = add f64[21] -> d.ln.gain
+  // %945 = add f64[21] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
@@ -3853,7 +3867,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %960 = add f64[21] -> d.ln.bias
+  // %947 = add f64[21] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
@@ -3864,7 +3878,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %965 = add f64[32,21] -> d.Wb
+  // %952 = add f64[32,21] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -3878,7 +3892,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %966 = contract f64[32,4] -> v17
+  // %953 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3887,7 +3901,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %967 = contract f64[32] -> v11
+  // %954 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3916,7 +3930,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %970 = mul f64[32,4] -> v18
+  // %957 = mul f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3926,7 +3940,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %972 = contract f64[32,4] -> v6
+  // %959 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3935,7 +3949,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %973 = contract f64[32] -> v10
+  // %960 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3964,7 +3978,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %976 = mul f64[32,4] -> v17
+  // %963 = mul f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3974,7 +3988,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %978 = contract f64[32,4] -> v5
+  // %965 = contract f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3983,7 +3997,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %979 = contract f64[32] -> v10
+  // %966 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4012,7 +4026,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %982 = mul f64[32,4] -> v6
+  // %969 = mul f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4022,7 +4036,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %985 = add f64[32,4,21] -> d.Wk
+  // %972 = add f64[32,4,21] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -4039,7 +4053,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %990 = add f64[32,4,21] -> d.Wv
+  // %977 = add f64[32,4,21] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -4099,14 +4113,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = T(1) / std::sqrt((v1[l] * 0.04761905f) + 1e-05f);
     }
-    // %991 = mul f64[21] -> v1
+    // %978 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v26[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %992 = reduce_sum f64[] -> v3
+    // %979 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4121,7 +4135,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v3[l] = acc_v[l];
     }
-    // %996 = contract f64[] -> v26
+    // %983 = contract f64[] -> v26
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4136,7 +4150,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v26[l] = acc0_v[l];
     }
-    // %1001 = mul f64[21] -> d.x@0
+    // %988 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4144,7 +4158,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
                                              (v4[i0 * L + l] * (v26[l] * 0.04761905f)));
       }
     }
-    // %1002 = contract f64[21] -> d.dx@0
+    // %989 = contract f64[21] -> d.dx@0
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4192,14 +4206,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[41 * L + l] += acc0_v[l];
     }
-    // %1003 = mul f64[21] -> v1
+    // %990 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v12[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1004 = reduce_sum f64[] -> v9
+    // %991 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4214,7 +4228,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %1008 = contract f64[] -> v3
+    // %995 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4264,7 +4278,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v26[l] * 0.04761905f) + 1e-05f);
     }
-    // %1013 = mul f64[21] -> d.x@1
+    // %1000 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4273,7 +4287,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
             v4[l];
       }
     }
-    // %1014 = contract f64[21] -> d.dx@1
+    // %1001 = contract f64[21] -> d.dx@1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4321,14 +4335,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[83 * L + l] += acc0_v[l];
     }
-    // %1015 = mul f64[21] -> v1
+    // %1002 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v28[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1016 = reduce_sum f64[] -> v9
+    // %1003 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4343,7 +4357,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %1020 = contract f64[] -> v2
+    // %1007 = contract f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4393,7 +4407,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       v3[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
     }
-    // %1025 = mul f64[21] -> d.x@2
+    // %1012 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4402,7 +4416,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
             v3[l];
       }
     }
-    // %1026 = contract f64[21] -> d.dx@2
+    // %1013 = contract f64[21] -> d.dx@2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4509,12 +4523,12 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44608);
   T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48704);
   T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52800);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56896);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57920);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62016);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66112);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67136);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68160);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69184);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70208);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74304);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78400);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99904);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100928);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4536,7 +4550,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i = 0; i < 6090; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_xkey_cde.field.adjoint.step.rk4: 178 nodes
+  // fwp_hebb_xkey_cde.field.adjoint.step.rk4: 174 nodes
   // %432 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -4980,47 +4994,51 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v17[i0 * L + l] = vm::tanh(v18[i0 * L + l]);
     }
   }
-  // %1613 = mul f64[32,4] -> v18
+  // %1352 = contract f64[32,4,4] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] = (v17[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * 2.0f;
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v21[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v15[(i0 * 4 + i2) * L + l] * (v17[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f));
+        }
       }
     }
   }
-  // %479 = tanh f64[32,4] -> v21
+  // %479 = tanh f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v19[i0 * L + l]);
+      v18[i0 * L + l] = vm::tanh(v19[i0 * L + l]);
     }
   }
-  // %1616 = add f64[32,4,4] -> W
+  // %1519 = add f64[32,4,4] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              ((z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
-                ((v20[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                 v14[(i0 * 4 + i2) * L + l])) +
-               (v15[(i0 * 4 + i2) * L + l] * v18[(i0 * 4 + i1) * L + l])) +
-              ((v16[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v21[(i0 * 4 + i1) * L + l]);
+              z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
+              (((((v20[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                  v14[(i0 * 4 + i2) * L + l]) +
+                 v21[(i0 * 16 + i1 * 4 + i2) * L + l]) +
+                v21[(i0 * 16 + i1 * 4 + i2) * L + l]) +
+               ((v16[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v18[(i0 * 4 + i1) * L + l]));
         }
       }
     }
   }
-  // %1275 = add f64[32,4,4] -> a.W
+  // %1262 = add f64[32,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = a0[i0 * L + l] + (T(h) * -0.0f);
     }
   }
-  // %1276 = contract f64[32,4] -> v18
-  // %1290 = contract f64[32,4] -> v19
+  // %1263 = contract f64[32,4] -> v19
+  // %1277 = contract f64[32,4] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5037,34 +5055,34 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v21[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v18[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v21[(i0 * 4 + i1) * L + l], acc5_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v18[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v21[(i0 * 4 + i1) * L + l], acc6_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v18[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v21[(i0 * 4 + i1) * L + l], acc7_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v18[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v19[(i0 * 4) * L + l] = acc4_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc4_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1277 = contract f64[32] -> v12
+  // %1264 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5076,13 +5094,13 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5093,15 +5111,15 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1278 = mul f64[32] -> v22
+  // %1265 = mul f64[32] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v12[i0 * L + l];
     }
   }
-  // %1280 = contract f64[32,4] -> v23
-  // %1294 = contract f64[32,4] -> v24
+  // %1267 = contract f64[32,4] -> v23
+  // %1281 = contract f64[32,4] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5141,14 +5159,14 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v24[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1281 = mul f64[32,4] -> v15
+  // %1268 = mul f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %1118 = contract f64[32,4] -> v16
+  // %1105 = contract f64[32,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5177,7 +5195,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1114 = contract f64[32,4] -> v17
+  // %1101 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5204,23 +5222,23 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1115 = mul f64[32,4] -> v14
+  // %1102 = mul f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v17[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
     }
   }
-  // %1295 = mul f64[32,4] -> v17
+  // %1282 = mul f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
+      v17[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
     }
   }
-  // %1379 = contract f64[21] -> v12
-  // %1393 = contract f64[21] -> v20
-  // %1410 = contract f64[21] -> v21
+  // %1366 = contract f64[21] -> v12
+  // %1380 = contract f64[21] -> v18
+  // %1397 = contract f64[21] -> v20
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5274,14 +5292,14 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v20[(i0 * 4) * L + l] = acc4_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v21[(i0 * 4) * L + l] = acc8_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v18[(i0 * 4) * L + l] = acc4_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v20[(i0 * 4) * L + l] = acc8_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5303,27 +5321,29 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v12[20 * L + l] = acc0_v[l];
-    v20[20 * L + l] = acc1_v[l];
-    v21[20 * L + l] = acc2_v[l];
+    v18[20 * L + l] = acc1_v[l];
+    v20[20 * L + l] = acc2_v[l];
   }
-  // %1624 = mul f64[32] -> v23
+  // %1425 = contract f64[32,21] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v22[i0 * L + l] * 2.0f;
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 21 + i1) * L + l] = (v3[i1 * L + l] * (T(h) * 0.33333334f)) * v22[i0 * L + l];
+      }
     }
   }
-  // %1128 = contract f64[32,4] -> v24
+  // %1115 = contract f64[32,4] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v23[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
       }
     }
   }
-  // %1119 = contract f64[32] -> v25
-  // %1446 = contract f64[32] -> v26
+  // %1106 = contract f64[32] -> v24
+  // %1433 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5340,60 +5360,60 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v24[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v23[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v24[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v23[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v24[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v23[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v24[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v23[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
       v26[(i0 * 4) * L + l] = acc4_v[l];
       v26[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v26[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v26[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1120 = mul f64[32] -> v16
+  // %1107 = mul f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v25[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
+      v16[i0 * L + l] = v24[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
     }
   }
-  // %1552 = contract f64[32,4] -> v27
+  // %1539 = contract f64[32,4] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 4 + i1) * L + l] =
-            (v24[(i0 * 4 + i1) * L + l] - v26[i0 * L + l]) * v7[(i0 * 4 + i1) * L + l];
+        v24[(i0 * 4 + i1) * L + l] =
+            (v23[(i0 * 4 + i1) * L + l] - v26[i0 * L + l]) * v7[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1317 = contract f64[32,4] -> v7
+  // %1304 = contract f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+        v7[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1461 = contract f64[32] -> v10
+  // %1448 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5422,34 +5442,39 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1556 = contract f64[32,4] -> v18
+  // %1543 = contract f64[32,4] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] =
+        v19[(i0 * 4 + i1) * L + l] =
             (v7[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v4[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1628 = mul f64[21] -> v10
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (u_stages[(i0 + 63) * L + l] * (T(h) * 0.33333334f)) * 2.0f;
+  // %1544 = contract f64[32,4,21] -> v27
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v27[(i0 * 84 + i1 * 21 + i2) * L + l] =
+              v19[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f));
+        }
+      }
     }
   }
-  // %1327 = contract f64[32,4] -> v4
+  // %1314 = contract f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+        v4[(i0 * 4 + i1) * L + l] = v21[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %1291 = contract f64[32] -> v13
-  // %1479 = contract f64[32] -> v25
+  // %1278 = contract f64[32] -> v10
+  // %1466 = contract f64[32] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5465,44 +5490,44 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v21[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v21[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v21[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v21[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v25[(i0 * 4) * L + l] = acc4_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc4_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1292 = mul f64[32] -> v26
+  // %1279 = mul f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v13[i0 * L + l] * (v11[i0 * L + l] * (1.0f - v11[i0 * L + l]));
+      v26[i0 * L + l] = v10[i0 * L + l] * (v11[i0 * L + l] * (1.0f - v11[i0 * L + l]));
     }
   }
-  // %1279 = contract f64[21] -> v11
-  // %1121 = contract f64[21] -> v13
-  // %1293 = contract f64[21] -> v7
+  // %1266 = contract f64[21] -> v10
+  // %1108 = contract f64[21] -> v11
+  // %1280 = contract f64[21] -> v7
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5538,14 +5563,14 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v13[(i0 * 4) * L + l] = acc4_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc4_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
       v7[(i0 * 4) * L + l] = acc8_v[l];
       v7[(i0 * 4 + 1) * L + l] = acc9_v[l];
       v7[(i0 * 4 + 2) * L + l] = acc10_v[l];
@@ -5568,84 +5593,93 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[20 * L + l] = acc0_v[l];
-    v13[20 * L + l] = acc1_v[l];
+    v10[20 * L + l] = acc0_v[l];
+    v11[20 * L + l] = acc1_v[l];
     v7[20 * L + l] = acc2_v[l];
   }
-  // %1386 = add f64[21] -> v22
+  // %1520 = mul f64[21] -> v22
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v11[i0 * L + l] + v12[i0 * L + l];
+      v22[i0 * L + l] = (v10[i0 * L + l] + v12[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %1395 = add f64[21] -> v11
+  // %1521 = contract f64[21] -> v10
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v13[i0 * L + l] + v20[i0 * L + l];
+      v10[i0 * L + l] = v22[i0 * L + l] * v2[i0 * L + l];
     }
   }
-  // %1412 = add f64[21] -> v12
+  // %1382 = add f64[21] -> v2
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v21[i0 * L + l] + v7[i0 * L + l];
+      v2[i0 * L + l] = v11[i0 * L + l] + v18[i0 * L + l];
     }
   }
-  // %1622 = mul f64[21] -> adj.ln.gain
+  // %1399 = add f64[21] -> v11
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v20[i0 * L + l] + v7[i0 * L + l];
+    }
+  }
+  // %1566 = mul f64[21] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v2[i0 * L + l] * 2.0f) * (v22[i0 * L + l] * 0.33333334f))) -
-                  (((v0[i0 * L + l] * v11[i0 * L + l]) + (v6[i0 * L + l] * v12[i0 * L + l])) *
-                   0.16666667f)) *
-                 T(h);
+        sum[l] =
+            T(h) * (((-v10[i0 * L + l]) -
+                     (((v0[i0 * L + l] * v2[i0 * L + l]) + (v6[i0 * L + l] * v11[i0 * L + l])) *
+                      0.16666667f)) -
+                    v10[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1600 = mul f64[21] -> adj.ln.bias
+  // %1572 = mul f64[21] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v11[i0 * L + l] + v12[i0 * L + l]) * 0.16666667f)) -
-                  (v22[i0 * L + l] * 0.6666667f)) *
+        sum[l] = (((-((v2[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f)) - v22[i0 * L + l]) -
+                  v22[i0 * L + l]) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1627 = sub f64[32,21] -> adj.Wb
+  // %1431 = sub f64[32,21] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((-((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v16[i0 * L + l])) -
-                    ((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v23[i0 * L + l])) -
+          sum[l] = (((-((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v16[i0 * L + l])) -
+                     v25[(i0 * 21 + i1) * L + l]) -
+                    v25[(i0 * 21 + i1) * L + l]) -
                    ((v9[i1 * L + l] * (T(h) * 0.16666667f)) * v26[i0 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1561 = contract f64[32,4] -> v6
+  // %1548 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v6[(i0 * 4 + i1) * L + l] =
-            v5[(i0 * 4 + i1) * L + l] * (v4[(i0 * 4 + i1) * L + l] - v25[i0 * L + l]);
+            v5[(i0 * 4 + i1) * L + l] * (v4[(i0 * 4 + i1) * L + l] - v13[i0 * L + l]);
       }
     }
   }
-  // %1631 = sub f64[32,4,21] -> adj.Wk
+  // %1550 = sub f64[32,4,21] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -5654,9 +5688,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] =
-                ((-(v27[(i0 * 4 + i1) * L + l] *
-                    (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
-                 (v18[(i0 * 4 + i1) * L + l] * v10[i2 * L + l])) -
+                (((-(v24[(i0 * 4 + i1) * L + l] *
+                     (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
+                  v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                 v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
                 (v6[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
@@ -5664,14 +5699,19 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  // %1632 = mul f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (v3[i0 * L + l] * (T(h) * 0.33333334f)) * 2.0f;
+  // %1514 = contract f64[32,4,21] -> v27
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v27[(i0 * 84 + i1 * 21 + i2) * L + l] =
+              v15[(i0 * 4 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f));
+        }
+      }
     }
   }
-  // %1635 = sub f64[32,4,21] -> adj.Wv
+  // %1518 = sub f64[32,4,21] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -5679,8 +5719,9 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v14[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v15[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
+            sum[l] = (((-(v14[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                      v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
                      (v17[(i0 * 4 + i1) * L + l] * (v9[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
@@ -5688,33 +5729,33 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  // %1345 = broadcast f64[32,4,21] -> adj.Wq
+  // %1332 = broadcast f64[32,4,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2688; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1346 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1333 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1347 = broadcast f64[512,128] -> adj.ff.up.weight
+  // %1334 = broadcast f64[512,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1348 = broadcast f64[512] -> adj.ff.up.bias
+  // %1335 = broadcast f64[512] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1349 = broadcast f64[128,512] -> adj.ff.down.weight
+  // %1336 = broadcast f64[128,512] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1350 = broadcast f64[10,128] -> adj.out.weight
+  // %1337 = broadcast f64[10,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 1280; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1351 = broadcast f64[10] -> adj.out.bias
+  // %1338 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -7086,9 +7127,9 @@ const plastic_model kModel = {
             .field = 14720,
             .field_vjp = 28480,
             .adjoint_field = 52544,
-            .step = 34880,
+            .step = 51264,
             .step_vjp = 69248,
-            .adjoint_step = 72256,
+            .adjoint_step = 186944,
             .output = 45184,
             .output_vjp = 98624,
             .loss = 128,

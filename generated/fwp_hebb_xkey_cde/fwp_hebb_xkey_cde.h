@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[142036] = 142036 floats, read-only
  *   u_stages: varying[168] = 1344 floats, read-only
  *   z1: varying[512] = 4096 floats, may alias
- *   scratch: scratch arena, 34880 bytes, 64-byte aligned
+ *   scratch: scratch arena, 51264 bytes, 64-byte aligned
  */
 void fwp_hebb_xkey_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                             const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_xkey_cde_step_lanes = 8, fwp_hebb_xkey_cde_step_scratch_bytes = 34880 };
+enum { fwp_hebb_xkey_cde_step_lanes = 8, fwp_hebb_xkey_cde_step_scratch_bytes = 51264 };
 
 /* fwp_hebb_xkey_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -138,7 +138,7 @@ enum { fwp_hebb_xkey_cde_step_vjp_lanes = 8, fwp_hebb_xkey_cde_step_vjp_scratch_
  *   dtheta: uniform[142036] = 142036 floats
  *   err: varying[1024] = 8192 floats, may be NULL
  *   dtheta_err: uniform[142036] = 142036 floats, may be NULL
- *   scratch: scratch arena, 72256 bytes, 64-byte aligned
+ *   scratch: scratch arena, 186944 bytes, 64-byte aligned
  */
 void fwp_hebb_xkey_cde_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                     const void* a0, const void* theta, const void* u_stages,
@@ -146,7 +146,7 @@ void fwp_hebb_xkey_cde_adjoint_step(const void* ctx, double t, double h, const v
                                     void* scratch);
 enum {
   fwp_hebb_xkey_cde_adjoint_step_lanes = 8,
-  fwp_hebb_xkey_cde_adjoint_step_scratch_bytes = 72256
+  fwp_hebb_xkey_cde_adjoint_step_scratch_bytes = 186944
 };
 
 /* fwp_hebb_xkey_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

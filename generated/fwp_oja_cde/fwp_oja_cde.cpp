@@ -3808,7 +3808,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_oja_cde.field.step.rk4.vjp: 270 nodes
+  // fwp_oja_cde.field.step.rk4.vjp: 269 nodes
   // %617 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -5199,268 +5199,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1444 = contract f64[16,5] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v6[(i0 * 5 + i1) * L + l] * v18[i0 * L + l];
-      }
-    }
-  }
-  // %1449 = contract f64[16,5] -> v6
-  // %1640 = contract f64[16,5] -> v18
-  // %1477 = contract f64[16,5] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v18[(i0 * 5) * L + l] = acc4_v[l];
-      v18[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v18[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v18[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v26[(i0 * 5) * L + l] = acc8_v[l];
-      v26[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v26[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v26[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v18[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v26[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %1446 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1632 = add f64[16,5] -> v20
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v17[i0 * L + l] + v22[i0 * L + l];
-    }
-  }
-  // %1445 = contract f64[16,5] -> v17
-  // %1633 = contract f64[16,5] -> v24
-  // %1268 = contract f64[16,5] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l],
-                             acc5_v[l]);
-        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l],
-                             acc9_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l],
-                             acc6_v[l]);
-        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l],
-                              acc10_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l],
-                             acc7_v[l]);
-        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l],
-                              acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v17[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v17[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v17[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      v24[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-      v24[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-      v24[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-      v24[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-      v25[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-      v25[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v24[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v25[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1452 = mul f64[16,5] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v16[(i0 * 5 + i1) * L + l])) *
-            (v17[(i0 * 5 + i1) * L + l] -
-             (v6[(i0 * 5 + i1) * L + l] + (v14[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * T(h)))));
-      }
-    }
-  }
-  // %1457 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1649 = mul f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v10[i0 * L + l] * (T(h) * 0.5f)) * 2.0f;
-    }
-  }
-  // %1466 = contract f64[16] -> v10
+  // %1466 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5483,40 +5222,304 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1477 = contract f64[16,5] -> v19
+  // %1449 = contract f64[16,5] -> v23
+  // %1639 = contract f64[16,5] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 5) * L + l] = acc4_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 5) * L + l] = acc8_v[l];
+      v26[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v26[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v26[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v23[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v26[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %1444 = contract f64[16,5] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] = v6[(i0 * 5 + i1) * L + l] * v18[i0 * L + l];
+      }
+    }
+  }
+  // %1446 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
       v10[(i0 * 4) * L + l] = acc0_v[l];
       v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1655 = mul f64[16,5] -> v6
+  // %1632 = add f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v17[i0 * L + l] + v22[i0 * L + l];
+    }
+  }
+  // %1268 = contract f64[16,5] -> v17
+  // %1445 = contract f64[16,5] -> v18
+  // %1633 = contract f64[16,5] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l],
+                             acc5_v[l]);
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v6[(i0 * 5 + i1) * L + l],
+                             acc9_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l],
+                             acc6_v[l]);
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v6[(i0 * 5 + i1) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l],
+                             acc3_v[l]);
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l],
+                             acc7_v[l]);
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v6[(i0 * 5 + i1) * L + l],
+                              acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v24[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+      v24[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+      v24[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+      v24[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v6[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v24[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+    }
+  }
+  // %1479 = mul f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v6[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v14[(i0 * 5 + i1) * L + l])) *
-            ((((v24[(i0 * 5 + i1) * L + l] - (v14[(i0 * 5 + i1) * L + l] * v11[i0 * L + l])) -
-               (v16[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * T(h)))) -
-              v18[(i0 * 5 + i1) * L + l]) -
-             (v13[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %1479 = mul f64[16,5] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            ((v25[(i0 * 5 + i1) * L + l] -
-              (v14[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f)))) -
-             v26[(i0 * 5 + i1) * L + l]) *
+            ((v17[(i0 * 5 + i1) * L + l] -
+              (v14[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)))) -
+             v19[(i0 * 5 + i1) * L + l]) *
             (1.0f - square(v13[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %1658 = add f64[16,5,69] -> d.Wv
+  // %1452 = mul f64[16,5] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] = (1.0f - square(v16[(i0 * 5 + i1) * L + l])) *
+                                     (v18[(i0 * 5 + i1) * L + l] -
+                                      (v23[(i0 * 5 + i1) * L + l] +
+                                       (v14[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h)))));
+      }
+    }
+  }
+  // %1457 = contract f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1459 = contract f64[16,5] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f));
+      }
+    }
+  }
+  // %1643 = mul f64[16,5] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 5 + i1) * L + l] =
+            (((((v24[(i0 * 5 + i1) * L + l] - v17[(i0 * 5 + i1) * L + l]) -
+                (v16[(i0 * 5 + i1) * L + l] * (v10[i0 * L + l] * T(h)))) -
+               v26[(i0 * 5 + i1) * L + l]) -
+              v17[(i0 * 5 + i1) * L + l]) -
+             (v13[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)))) *
+            (1.0f - square(v14[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %1646 = add f64[16,5,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5524,9 +5527,9 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((u_stages[(i2 + 483) * L + l] * v19[(i0 * 5 + i1) * L + l]) +
-                      (v6[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 207) * L + l])) +
-                     (v15[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 69) * L + l]);
+            sum[l] = (v6[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 69) * L + l]) +
+                     ((u_stages[(i2 + 483) * L + l] * v15[(i0 * 5 + i1) * L + l]) +
+                      (u_stages[(i2 + 207) * L + l] * v18[(i0 * 5 + i1) * L + l]));
           }
           theta_bar_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5628,13 +5631,13 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v15[(i1 * 5 + i2) * L + l],
-                                 acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v15[(i1 * 5 + i2) * L + l],
-                                 acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v15[(i1 * 5 + i2) * L + l],
-                                 acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] =
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+            acc2_v[l] =
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
+            acc3_v[l] =
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -5654,7 +5657,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5743,7 +5746,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
                                             v10[l];
       }
     }
-    // %1659 = contract f64[69] -> d.dx@1
+    // %1647 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5757,13 +5760,13 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
-            acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
-            acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v18[(i1 * 5 + i2) * L + l],
+                                 acc1_v[l]);
+            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v18[(i1 * 5 + i2) * L + l],
+                                 acc2_v[l]);
+            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v18[(i1 * 5 + i2) * L + l],
+                                 acc3_v[l]);
           }
         }
       }
@@ -5783,7 +5786,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5886,12 +5889,12 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v19[(i1 * 5 + i2) * L + l],
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v15[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v19[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v15[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v19[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v15[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5912,7 +5915,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -6011,7 +6014,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i = 0; i < 12282; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_cde.field.adjoint.step.rk4: 257 nodes
+  // fwp_oja_cde.field.adjoint.step.rk4: 254 nodes
   // %617 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6488,7 +6491,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2098 = contract f64[16] -> v9
+  // %2086 = contract f64[16] -> v9
   // %872 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -6533,7 +6536,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2337 = sub f64[16,5] -> v20
+  // %2325 = sub f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6544,7 +6547,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2338 = softmax f64[16,5] -> v21
+  // %2326 = softmax f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6583,7 +6586,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v20[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %2339 = contract f64[16,5] -> v23
+  // %2327 = contract f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6592,7 +6595,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2342 = sub f64[16,5] -> v24
+  // %2330 = sub f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6604,7 +6607,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2343 = softmax f64[16,5] -> v7
+  // %2331 = softmax f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6636,7 +6639,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2344 = contract f64[16,5] -> v18
+  // %2332 = contract f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6674,7 +6677,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2347 = sub f64[16,5] -> v24
+  // %2335 = sub f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6685,7 +6688,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2348 = softmax f64[16,5] -> v6
+  // %2336 = softmax f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6724,7 +6727,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %2349 = contract f64[16,5] -> v24
+  // %2337 = contract f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6733,7 +6736,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2357 = add f64[16,5,5] -> W
+  // %2345 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -6751,9 +6754,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2100 = contract f64[16,5] -> v25
-  // %1660 = contract f64[16,5] -> v26
-  // %2133 = contract f64[16,5] -> v27
+  // %2088 = contract f64[16,5] -> v25
+  // %1648 = contract f64[16,5] -> v26
+  // %2121 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6829,7 +6832,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1661 = contract f64[16,5] -> v28
+  // %1649 = contract f64[16,5] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6838,7 +6841,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2086 = contract f64[16] -> v11
+  // %2074 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6867,7 +6870,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2359 = mul f64[16,5] -> v29
+  // %2347 = mul f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6877,7 +6880,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2361 = add f64[16,5] -> v28
+  // %2349 = add f64[16,5] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6887,7 +6890,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2362 = contract f64[16,5] -> v30
+  // %2350 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6896,8 +6899,8 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2363 = contract f64[16] -> v9
-  // %2397 = contract f64[16] -> v11
+  // %2351 = contract f64[16] -> v9
+  // %2385 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6941,7 +6944,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2366 = mul f64[16,5] -> v28
+  // %2354 = mul f64[16,5] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6951,7 +6954,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2368 = add f64[16,5] -> v21
+  // %2356 = add f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6962,7 +6965,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2369 = contract f64[16,5] -> v19
+  // %2357 = contract f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6971,7 +6974,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2370 = contract f64[16] -> v9
+  // %2358 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7000,7 +7003,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2373 = mul f64[16,5] -> v25
+  // %2361 = mul f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7010,14 +7013,14 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2568 = add f64[16,5] -> v19
+  // %2556 = add f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v28[i0 * L + l] + v25[i0 * L + l];
     }
   }
-  // %2375 = add f64[16,5] -> v30
+  // %2363 = add f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7027,7 +7030,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2376 = contract f64[16,5] -> v27
+  // %2364 = contract f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7036,8 +7039,8 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2377 = contract f64[16] -> v9
-  // %2412 = contract f64[16] -> v10
+  // %2365 = contract f64[16] -> v9
+  // %2400 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7081,7 +7084,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2380 = mul f64[16,5] -> v30
+  // %2368 = mul f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7091,7 +7094,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2574 = add f64[16,5,5] -> a.W
+  // %2562 = add f64[16,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -7107,9 +7110,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2391 = contract f64[69] -> v6
-  // %2396 = contract f64[69] -> v27
-  // %2407 = contract f64[69] -> v31
+  // %2379 = contract f64[69] -> v6
+  // %2384 = contract f64[69] -> v27
+  // %2395 = contract f64[69] -> v31
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7195,7 +7198,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     v27[68 * L + l] = acc1_v[l];
     v31[68 * L + l] = acc2_v[l];
   }
-  // %1672 = contract f64[16] -> v9
+  // %1660 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7224,7 +7227,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1673 = mul f64[16] -> v8
+  // %1661 = mul f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7238,14 +7241,14 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[i0 * L + l] = v20[i0 * L + l] * (1.0f - v20[i0 * L + l]);
     }
   }
-  // %2398 = mul f64[16] -> v12
+  // %2386 = mul f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v11[i0 * L + l] * v9[i0 * L + l];
     }
   }
-  // %2404 = contract f64[16] -> v11
+  // %2392 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7274,16 +7277,16 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2405 = mul f64[16] -> v7
+  // %2393 = mul f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v11[i0 * L + l] * v9[i0 * L + l];
     }
   }
-  // %1674 = contract f64[69] -> v20
-  // %2399 = contract f64[69] -> v21
-  // %2406 = contract f64[69] -> v26
+  // %1662 = contract f64[69] -> v20
+  // %2387 = contract f64[69] -> v21
+  // %2394 = contract f64[69] -> v26
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7353,28 +7356,28 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     v21[68 * L + l] = acc1_v[l];
     v26[68 * L + l] = acc2_v[l];
   }
-  // %2392 = add f64[69] -> v32
+  // %2411 = mul f64[69] -> v32
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v6[i0 * L + l] + v20[i0 * L + l];
+      v32[i0 * L + l] = (v6[i0 * L + l] + v20[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2400 = add f64[69] -> v6
+  // %2388 = add f64[69] -> v6
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v27[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %2408 = add f64[69] -> v20
+  // %2397 = mul f64[69] -> v20
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v31[i0 * L + l] + v26[i0 * L + l];
+      v20[i0 * L + l] = (v31[i0 * L + l] + v26[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2415 = contract f64[69] -> v31
+  // %2403 = contract f64[69] -> v31
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7422,14 +7425,14 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t l = 0; l < L; ++l) {
     v31[68 * L + l] = acc0_v[l];
   }
-  // %2413 = mul f64[16] -> v9
+  // %2401 = mul f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v10[i0 * L + l] * ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]);
     }
   }
-  // %2414 = contract f64[69] -> v15
+  // %2402 = contract f64[69] -> v15
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7469,48 +7472,48 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t l = 0; l < L; ++l) {
     v15[68 * L + l] = acc0_v[l];
   }
-  // %2416 = add f64[69] -> v21
+  // %2404 = add f64[69] -> v21
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v31[i0 * L + l] + v15[i0 * L + l];
     }
   }
-  // %2559 = mul f64[69] -> adj.ln.gain
+  // %2547 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-((v32[i0 * L + l] * 0.16666667f) * v4[i0 * L + l])) -
+        sum[l] = T(h) * ((((-(v32[i0 * L + l] * v4[i0 * L + l])) -
                            ((v2[i0 * L + l] * v6[i0 * L + l]) * 0.33333334f)) -
-                          (v2[i0 * L + l] * (v20[i0 * L + l] * 0.33333334f))) -
+                          (v2[i0 * L + l] * v20[i0 * L + l])) -
                          ((v0[i0 * L + l] * v21[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2583 = mul f64[69] -> adj.ln.bias
+  // %2416 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v20[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f)) -
-                         ((v21[i0 * L + l] + v32[i0 * L + l]) * 0.16666667f));
+        sum[l] = ((((-(v6[i0 * L + l] * 0.33333334f)) - v32[i0 * L + l]) - v20[i0 * L + l]) -
+                  (v21[i0 * L + l] * 0.16666667f)) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2584 = add f64[16] -> v10
+  // %2564 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] =
-          (v7[i0 * L + l] * (T(h) * 0.33333334f)) + (v12[i0 * L + l] * (T(h) * 0.33333334f));
+      v10[i0 * L + l] = (v7[i0 * L + l] + v12[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %2588 = sub f64[16,69] -> adj.Wb
+  // %2568 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -7525,7 +7528,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2591 = sub f64[16,5,69] -> adj.Wk
+  // %2571 = sub f64[16,5,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -7542,9 +7545,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1684 = contract f64[16,5] -> v6
-  // %2467 = contract f64[16,5] -> v7
-  // %2454 = contract f64[16,5] -> v8
+  // %1672 = contract f64[16,5] -> v6
+  // %2442 = contract f64[16,5] -> v7
+  // %2455 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7565,26 +7568,26 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7611,9 +7614,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         acc0_v[l] =
             std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7623,9 +7626,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2447 = contract f64[16,5] -> v15
-  // %2472 = contract f64[16,5] -> v19
-  // %2456 = contract f64[16,5] -> v20
+  // %2435 = contract f64[16,5] -> v15
+  // %2444 = contract f64[16,5] -> v19
+  // %2460 = contract f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7648,27 +7651,27 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v29[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v28[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v28[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v29[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v28[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v28[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v29[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v28[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v28[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7695,9 +7698,9 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7707,7 +7710,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2449 = contract f64[16,5] -> v21
+  // %2437 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7717,79 +7720,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %741 = sub f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = 1.0f - square(v14[i0 * L + l]);
-    }
-  }
-  // %2464 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2469 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2599 = sub f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v9[i0 * L + l] * (T(h) * 0.5f)) - (v10[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %2452 = contract f64[16] -> v9
+  // %2440 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7818,7 +7749,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2457 = contract f64[16] -> v10
+  // %2445 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7847,30 +7778,102 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2592 = sub f64[16] -> v12
+  // %2572 = sub f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v9[i0 * L + l] - v10[i0 * L + l];
+      v11[i0 * L + l] = v9[i0 * L + l] - v10[i0 * L + l];
     }
   }
-  // %2606 = add f64[16,5] -> v15
+  // %741 = sub f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = 1.0f - square(v14[i0 * L + l]);
+    }
+  }
+  // %2452 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2457 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2580 = contract f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = (v9[i0 * L + l] - v10[i0 * L + l]) * (T(h) * 0.5f);
+    }
+  }
+  // %2587 = add f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 5 + i1) * L + l] =
+            (((((v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v11[i0 * L + l]) +
+               v7[(i0 * 5 + i1) * L + l]) -
+              v19[(i0 * 5 + i1) * L + l]) *
+             v6[(i0 * 5 + i1) * L + l]) +
             (v6[(i0 * 5 + i1) * L + l] *
-             (((v14[(i0 * 5 + i1) * L + l] * v11[i0 * L + l]) + v7[(i0 * 5 + i1) * L + l]) -
-              v19[(i0 * 5 + i1) * L + l])) +
-            (((((v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v12[i0 * L + l]) +
-               v8[(i0 * 5 + i1) * L + l]) -
-              v20[(i0 * 5 + i1) * L + l]) *
-             v6[(i0 * 5 + i1) * L + l]);
+             ((v8[(i0 * 5 + i1) * L + l] + (v14[(i0 * 5 + i1) * L + l] * v12[i0 * L + l])) -
+              v20[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %2479 = contract f64[16] -> v9
+  // %2467 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7899,7 +7902,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2484 = contract f64[16] -> v10
+  // %2472 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7928,14 +7931,14 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2609 = sub f64[16] -> v11
+  // %2591 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v9[i0 * L + l] * T(h)) - (v10[i0 * L + l] * T(h));
+      v11[i0 * L + l] = (v9[i0 * L + l] - v10[i0 * L + l]) * T(h);
     }
   }
-  // %2478 = contract f64[16,5] -> v6
+  // %2466 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7976,7 +7979,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2483 = contract f64[16,5] -> v7
+  // %2471 = contract f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8018,7 +8021,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2613 = contract f64[16,5] -> v8
+  // %2595 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8030,7 +8033,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2615 = sub f64[16,5,69] -> adj.Wv
+  // %2597 = sub f64[16,5,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8050,33 +8053,33 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2051 = broadcast f64[16,5,69] -> adj.Wq
+  // %2039 = broadcast f64[16,5,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5520; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2052 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2040 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2053 = broadcast f64[64,80] -> adj.ff.up.weight
+  // %2041 = broadcast f64[64,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2054 = broadcast f64[64] -> adj.ff.up.bias
+  // %2042 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2055 = broadcast f64[80,64] -> adj.ff.down.weight
+  // %2043 = broadcast f64[80,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2056 = broadcast f64[1,80] -> adj.out.weight
+  // %2044 = broadcast f64[1,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2057 = broadcast f64[1] -> adj.out.bias
+  // %2045 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 

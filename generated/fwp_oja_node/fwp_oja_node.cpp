@@ -3017,16 +3017,18 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3456);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30208);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40448);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45568);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50688);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55808);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5632);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12800);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17920);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28160);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33280);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38400);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43520);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48640);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53760);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3044,8 +3046,8 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_oja_node.field.step.rk4: 81 nodes
-  // %634 = layernorm f64[35] -> v0
+  // fwp_oja_node.field.step.rk4: 80 nodes
+  // %587 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3053,7 +3055,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 105) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3065,7 +3067,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e12 = u_stages[(i0 + 105) * L + l] - mean_v[l];
+        const T e12 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e12 * e12);
       }
     }
@@ -3078,10 +3080,10 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %636 = add f64[35] -> v1
+  // %589 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3131,7 +3133,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %587 = layernorm f64[35] -> v0
+  // %634 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3139,7 +3141,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 105) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3151,7 +3153,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        const T e74 = u_stages[(i0 + 105) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e74 * e74);
       }
     }
@@ -3164,20 +3166,20 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %589 = add f64[35] -> v3
+  // %636 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %643 = contract f64[32,5] -> v4
-  // %618 = contract f64[32,5] -> v5
-  // %596 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  // %593 = contract f64[32] -> v0
+  // %615 = contract f64[32] -> v4
+  // %640 = contract f64[32] -> v5
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -3196,56 +3198,53 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wk[i0 * 175 + i1], v3[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v3[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v3[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v3[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v5[(i0 * 5) * L + l] = acc4_v[l];
-      v5[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v5[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v5[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v6[(i0 * 5) * L + l] = acc8_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v3[i1 * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v5[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %638 = contract f64[32,5] -> v7
+  // %594 = sigmoid f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+    }
+  }
+  // %616 = sigmoid f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+    }
+  }
+  // %591 = contract f64[32,5] -> v7
   // %613 = contract f64[32,5] -> v8
-  // %591 = contract f64[32,5] -> v9
+  // %638 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3312,30 +3311,160 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %639 = tanh f64[32,5] -> v10
+  // %592 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
     }
   }
-  // %614 = tanh f64[32,5] -> v7
+  // %596 = contract f64[32,5] -> v7
+  // %618 = contract f64[32,5] -> v11
+  // %643 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 175 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v3[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v3[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %614 = tanh f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %592 = tanh f64[32,5] -> v8
+  // %617 = contract f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+      }
+    }
+  }
+  // %870 = contract f64[32] -> v4
+  // %884 = contract f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc4_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %871 = contract f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %639 = tanh f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
+      v14[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %896 = contract f64[32,5] -> v9
-  // %873 = contract f64[32,5] -> v11
-  // %597 = contract f64[32,5] -> v12
+  // %597 = contract f64[32,5] -> v9
+  // %873 = contract f64[32,5] -> v15
+  // %896 = contract f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3358,27 +3487,27 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v7[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v7[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v7[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3387,14 +3516,14 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 5) * L + l] = acc4_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 5) * L + l] = acc8_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v15[(i0 * 5) * L + l] = acc4_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 5) * L + l] = acc8_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -3405,26 +3534,26 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
         acc0_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
   // %598 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v6[i0 * L + l] - v12[i0 * L + l];
+      v13[i0 * L + l] = v7[i0 * L + l] - v9[i0 * L + l];
     }
   }
-  // %599 = softmax f64[32,5] -> v6
+  // %599 = softmax f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3445,156 +3574,39 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %593 = contract f64[32] -> v0
-  // %615 = contract f64[32] -> v12
-  // %640 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v2[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v2[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v2[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v2[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v12[(i0 * 4) * L + l] = acc4_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v13[(i0 * 4) * L + l] = acc8_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc11_v[l];
-    }
-  }
-  // %594 = sigmoid f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
-    }
-  }
-  // %616 = sigmoid f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v12[i0 * L + l]);
-    }
-  }
-  // %617 = contract f64[32,5] -> v12
+  // %930 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+        v9[(i0 * 5 + i1) * L + l] =
+            v7[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %870 = contract f64[32] -> v0
-  // %884 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v2[(i0 * 4) * L + l] = acc4_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc7_v[l];
-    }
-  }
-  // %871 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v0[i0 * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %934 = sub f64[32,5] -> v7
+  // %934 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            v5[(i0 * 5 + i1) * L + l] -
-            ((v6[(i0 * 5 + i1) * L + l] * v3[i0 * L + l]) + v11[(i0 * 5 + i1) * L + l]);
+        v13[(i0 * 5 + i1) * L + l] =
+            v11[(i0 * 5 + i1) * L + l] -
+            ((v7[(i0 * 5 + i1) * L + l] * v1[i0 * L + l]) + v15[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %935 = softmax f64[32,5] -> v14
+  // %935 = softmax f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3604,7 +3616,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3615,30 +3627,30 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %938 = sub f64[32,5] -> v7
+  // %938 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            v5[(i0 * 5 + i1) * L + l] -
-            (v11[(i0 * 5 + i1) * L + l] +
-             (v14[(i0 * 5 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f))));
+        v13[(i0 * 5 + i1) * L + l] =
+            v11[(i0 * 5 + i1) * L + l] -
+            (v15[(i0 * 5 + i1) * L + l] +
+             (v7[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %939 = softmax f64[32,5] -> v5
+  // %939 = softmax f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3648,7 +3660,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3659,18 +3671,28 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %893 = contract f64[32] -> v0
+  // %960 = contract f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] =
+            (v11[(i0 * 5 + i1) * L + l] + v7[(i0 * 5 + i1) * L + l]) * (T(h) * 0.33333334f);
+      }
+    }
+  }
+  // %893 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3682,21 +3704,21 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %942 = sub f64[32,5] -> v7
@@ -3705,12 +3727,12 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v7[(i0 * 5 + i1) * L + l] =
-            v4[(i0 * 5 + i1) * L + l] -
-            (v9[(i0 * 5 + i1) * L + l] + (v5[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * T(h))));
+            v12[(i0 * 5 + i1) * L + l] -
+            (v16[(i0 * 5 + i1) * L + l] + (v11[(i0 * 5 + i1) * L + l] * (v4[i0 * L + l] * T(h))));
       }
     }
   }
-  // %943 = softmax f64[32,5] -> v4
+  // %943 = softmax f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3731,22 +3753,22 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %915 = contract f64[32] -> v0
+  // %915 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v13[i0 * L + l]) * (T(h) * 0.16666667f);
+      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
   // %944 = contract f64[32,5] -> v7
@@ -3754,41 +3776,21 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+        v7[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %930 = contract f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %959 = add f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = (v5[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
-                                    (v14[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
-      }
-    }
-  }
-  // %965 = add f64[32,5,5] -> W
+  // %966 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v7[(i0 * 5 + i2) * L + l] * v10[(i0 * 5 + i1) * L + l]) +
-               ((v8[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l]) +
-                (v6[(i0 * 5 + i2) * L + l] * v12[(i0 * 5 + i1) * L + l]))) +
-              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
+              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l] +
+              (((v10[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l]) +
+                (v13[(i0 * 5 + i2) * L + l] * v8[(i0 * 5 + i1) * L + l])) +
+               (v7[(i0 * 5 + i2) * L + l] * v14[(i0 * 5 + i1) * L + l]));
         }
       }
     }
@@ -4417,9 +4419,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1361 = contract f64[32,5] -> v22
-  // %1149 = contract f64[32,5] -> v23
-  // %1183 = contract f64[32,5] -> v24
+  // %1362 = contract f64[32,5] -> v22
+  // %1150 = contract f64[32,5] -> v23
+  // %1184 = contract f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4501,9 +4503,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v24[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1126 = contract f64[32] -> v16
+  // %1127 = contract f64[32] -> v16
   // %884 = contract f64[32] -> v21
-  // %1237 = contract f64[32] -> v25
+  // %1238 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4562,7 +4564,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v25[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.5f);
     }
   }
-  // %1362 = sub f64[32,5] -> v26
+  // %1363 = sub f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4574,7 +4576,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1363 = softmax f64[32,5] -> v27
+  // %1364 = softmax f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4606,7 +4608,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1366 = sub f64[32,5] -> v26
+  // %1367 = sub f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4618,7 +4620,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1367 = softmax f64[32,5] -> v7
+  // %1368 = softmax f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4650,7 +4652,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1370 = sub f64[32,5] -> v13
+  // %1371 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4661,7 +4663,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1371 = softmax f64[32,5] -> v6
+  // %1372 = softmax f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4693,7 +4695,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1372 = contract f64[32] -> v16
+  // %1373 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4722,7 +4724,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1375 = mul f64[32,5] -> v11
+  // %1376 = mul f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4732,7 +4734,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1379 = sub f64[32,5] -> v13
+  // %1380 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4742,8 +4744,8 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1380 = contract f64[32] -> v16
-  // %1405 = contract f64[32] -> v19
+  // %1381 = contract f64[32] -> v16
+  // %1406 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4787,7 +4789,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1383 = mul f64[32,5] -> v21
+  // %1384 = mul f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4797,7 +4799,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1387 = sub f64[32,5] -> v13
+  // %1388 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4807,7 +4809,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1388 = contract f64[32] -> v16
+  // %1389 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4836,7 +4838,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1391 = mul f64[32,5] -> v22
+  // %1392 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4846,14 +4848,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1460 = add f64[32,5] -> v13
+  // %1461 = add f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v22[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %1180 = contract f64[32] -> v16
+  // %1181 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4882,7 +4884,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %1395 = sub f64[32,5] -> v23
+  // %1396 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4892,8 +4894,8 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1396 = contract f64[32] -> v16
-  // %1421 = contract f64[32] -> v25
+  // %1397 = contract f64[32] -> v16
+  // %1422 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4937,7 +4939,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v25[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1399 = mul f64[32,5] -> v22
+  // %1400 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4947,7 +4949,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1633 = sub f64[32,5,5] -> d.W
+  // %1634 = sub f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -4962,9 +4964,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1404 = contract f64[32,5] -> v23
-  // %1425 = contract f64[32,5] -> v24
-  // %1641 = contract f64[32,5] -> v26
+  // %1405 = contract f64[32,5] -> v23
+  // %1426 = contract f64[32,5] -> v24
+  // %1642 = contract f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5043,9 +5045,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v26[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1412 = contract f64[32,35] -> v28
-  // %1420 = contract f64[32,35] -> v29
-  // %1461 = contract f64[32,35] -> v30
+  // %1413 = contract f64[32,35] -> v28
+  // %1421 = contract f64[32,35] -> v29
+  // %1462 = contract f64[32,35] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5131,16 +5133,16 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1634 = add f64[32,5] -> v31
+  // %1635 = add f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v7[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %1402 = contract f64[32,5] -> v7
-  // %1213 = contract f64[32,5] -> v32
-  // %1635 = contract f64[32,5] -> v33
+  // %1403 = contract f64[32,5] -> v7
+  // %1214 = contract f64[32,5] -> v32
+  // %1636 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5222,7 +5224,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v33[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
     }
   }
-  // %1415 = contract f64[32] -> v16
+  // %1416 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5251,14 +5253,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1416 = mul f64[32] -> v6
+  // %1417 = mul f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v16[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
     }
   }
-  // %1410 = mul f64[32,5] -> v8
+  // %1411 = mul f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5270,7 +5272,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1423 = sub f64[32,5] -> v7
+  // %1424 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5280,7 +5282,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1427 = mul f64[32,5] -> v23
+  // %1428 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5291,7 +5293,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1431 = contract f64[32] -> v16
+  // %1432 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5320,14 +5322,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1432 = mul f64[32] -> v20
+  // %1433 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v16[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
     }
   }
-  // %1440 = contract f64[32] -> v16
+  // %1441 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5356,7 +5358,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1637 = sub f64[32,5] -> v7
+  // %1638 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5367,7 +5369,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1645 = mul f64[32,5] -> v10
+  // %1646 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5380,9 +5382,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1411 = contract f64[32,35] -> v34
-  // %1428 = contract f64[32,35] -> v35
-  // %1646 = contract f64[32,35] -> v36
+  // %1412 = contract f64[32,35] -> v34
+  // %1429 = contract f64[32,35] -> v35
+  // %1647 = contract f64[32,35] -> v36
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5468,7 +5470,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1414 = reduce_sum f64[35] -> v12
+  // %1415 = reduce_sum f64[35] -> v12
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5485,7 +5487,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %1430 = reduce_sum f64[35] -> v14
+  // %1431 = reduce_sum f64[35] -> v14
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5502,7 +5504,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v14[i0 * L + l] = acc_v[l];
     }
   }
-  // %1648 = reduce_sum f64[35] -> v15
+  // %1649 = reduce_sum f64[35] -> v15
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5519,7 +5521,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v15[i0 * L + l] = acc_v[l];
     }
   }
-  // %1649 = contract f64[32] -> v16
+  // %1650 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5548,16 +5550,16 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1650 = mul f64[32] -> v17
+  // %1651 = mul f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v16[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
-  // %1417 = contract f64[35] -> v7
-  // %1433 = contract f64[35] -> v9
-  // %1651 = contract f64[35] -> v21
+  // %1418 = contract f64[35] -> v7
+  // %1434 = contract f64[35] -> v9
+  // %1652 = contract f64[35] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5629,28 +5631,28 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v21[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1418 = add f64[35] -> v24
+  // %1419 = add f64[35] -> v24
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v7[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %1434 = add f64[35] -> v7
+  // %1435 = add f64[35] -> v7
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v14[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %1652 = add f64[35] -> v9
+  // %1653 = add f64[35] -> v9
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v15[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %1655 = add f64[35] -> d.ln.gain
+  // %1656 = add f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -5662,7 +5664,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1657 = add f64[35] -> d.ln.bias
+  // %1658 = add f64[35] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -5673,7 +5675,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1660 = add f64[32,35] -> d.Wb
+  // %1661 = add f64[32,35] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
@@ -5687,7 +5689,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1479 = add f64[32,5,35] -> d.Wk
+  // %1480 = add f64[32,5,35] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -5704,7 +5706,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1663 = add f64[32,5,35] -> d.Wv
+  // %1664 = add f64[32,5,35] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -5722,14 +5724,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   if (u_stages_bar) {
-    // %1485 = mul f64[35] -> v1
+    // %1486 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v7[i0 * L + l];
       }
     }
-    // %1486 = reduce_sum f64[] -> v16
+    // %1487 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5744,7 +5746,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v16[l] = acc_v[l];
     }
-    // %1490 = contract f64[] -> v17
+    // %1491 = contract f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5794,7 +5796,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = T(1) / std::sqrt((v19[l] * 0.028571429f) + 1e-05f);
     }
-    // %1495 = mul f64[35] -> d.x@0
+    // %1496 = mul f64[35] -> d.x@0
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5803,14 +5805,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
                                     v18[l];
       }
     }
-    // %1664 = mul f64[35] -> v1
+    // %1665 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v9[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1665 = reduce_sum f64[] -> v16
+    // %1666 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5825,7 +5827,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v16[l] = acc_v[l];
     }
-    // %1669 = contract f64[] -> v17
+    // %1670 = contract f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5875,7 +5877,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = T(1) / std::sqrt((v19[l] * 0.028571429f) + 1e-05f);
     }
-    // %1674 = mul f64[35] -> d.x@1
+    // %1675 = mul f64[35] -> d.x@1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5919,14 +5921,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v16[l] = T(1) / std::sqrt((v17[l] * 0.028571429f) + 1e-05f);
     }
-    // %1507 = mul f64[35] -> v1
+    // %1508 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v24[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1508 = reduce_sum f64[] -> v17
+    // %1509 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5941,7 +5943,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v17[l] = acc_v[l];
     }
-    // %1512 = contract f64[] -> v18
+    // %1513 = contract f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5956,7 +5958,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v18[l] = acc0_v[l];
     }
-    // %1517 = mul f64[35] -> d.x@2
+    // %1518 = mul f64[35] -> d.x@2
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6023,24 +6025,24 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57088);
   T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62208);
   T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67328);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68352);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69376);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74496);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79616);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84736);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89856);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94976);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100096);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 101120);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136960);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 172800);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 208640);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 213760);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 218880);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 224000);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 229120);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 264960);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 300800);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72448);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73472);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78592);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83712);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88832);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93952);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99072);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104192);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105216);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141056);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 176896);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 212736);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 217856);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 222976);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 228096);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 233216);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 269056);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 304896);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6063,51 +6065,8 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i = 0; i < 12390; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_node.field.adjoint.step.rk4: 270 nodes
-  // %634 = layernorm f64[35] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 105) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 35.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[(i0 + 105) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 35.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %636 = add f64[35] -> v1
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %609 = layernorm f64[35] -> v2
+  // fwp_oja_node.field.adjoint.step.rk4: 269 nodes
+  // %609 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6127,8 +6086,8 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e44 = u_stages[(i0 + 35) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
+        const T e13 = u_stages[(i0 + 35) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
       }
     }
   }
@@ -6140,17 +6099,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %611 = add f64[35] -> v3
+  // %611 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %587 = layernorm f64[35] -> v4
+  // %587 = layernorm f64[35] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6170,7 +6129,50 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        const T e44 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 35.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %589 = add f64[35] -> v3
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
+    }
+  }
+  // %634 = layernorm f64[35] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 105) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 35.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e75 = u_stages[(i0 + 105) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e75 * e75);
       }
     }
@@ -6183,19 +6185,19 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %589 = add f64[35] -> v5
+  // %636 = add f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %640 = contract f64[32] -> v6
-  // %593 = contract f64[32] -> v7
-  // %615 = contract f64[32] -> v8
+  // %593 = contract f64[32] -> v6
+  // %615 = contract f64[32] -> v7
+  // %640 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6215,18 +6217,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6245,101 +6247,23 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %641 = sigmoid f64[32] -> v9
+  // %594 = sigmoid f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %638 = contract f64[32,5] -> v10
-  // %613 = contract f64[32,5] -> v11
-  // %591 = contract f64[32,5] -> v12
+  // %616 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wv[i0 * 175 + i1], v5[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v11[(i0 * 5) * L + l] = acc4_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v12[(i0 * 5) * L + l] = acc8_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v5[i1 * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %639 = tanh f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
-    }
-  }
-  // %642 = contract f64[32,5] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %643 = contract f64[32,5] -> v14
-  // %618 = contract f64[32,5] -> v15
-  // %596 = contract f64[32,5] -> v16
+  // %618 = contract f64[32,5] -> v10
+  // %596 = contract f64[32,5] -> v11
+  // %643 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6375,18 +6299,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v15[(i0 * 5) * L + l] = acc4_v[l];
-      v15[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v15[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v15[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v16[(i0 * 5) * L + l] = acc8_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6401,28 +6325,122 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v15[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %614 = tanh f64[32,5] -> v17
+  // %613 = contract f64[32,5] -> v13
+  // %591 = contract f64[32,5] -> v14
+  // %638 = contract f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 175 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc4_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 5) * L + l] = acc8_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v5[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %614 = tanh f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+      v16[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %592 = tanh f64[32,5] -> v11
+  // %592 = tanh f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %896 = contract f64[32,5] -> v12
-  // %873 = contract f64[32,5] -> v18
+  // %595 = contract f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %617 = contract f64[32,5] -> v17
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %639 = tanh f64[32,5] -> v18
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+    }
+  }
+  // %873 = contract f64[32,5] -> v15
   // %597 = contract f64[32,5] -> v19
+  // %896 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6443,45 +6461,45 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v17[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v17[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v17[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v18[(i0 * 5) * L + l] = acc4_v[l];
-      v18[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v18[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v18[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v19[(i0 * 5) * L + l] = acc8_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v15[(i0 * 5) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 5) * L + l] = acc4_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v20[(i0 * 5) * L + l] = acc8_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -6490,28 +6508,28 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v18[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %598 = sub f64[32,5] -> v20
+  // %598 = sub f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v16[i0 * L + l] - v19[i0 * L + l];
+      v21[i0 * L + l] = v11[i0 * L + l] - v19[i0 * L + l];
     }
   }
-  // %599 = softmax f64[32,5] -> v16
+  // %599 = softmax f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6521,7 +6539,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v20[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v21[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6532,52 +6550,36 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[i1 * L + l] = vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v21[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %594 = sigmoid f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
-    }
-  }
-  // %595 = contract f64[32,5] -> v19
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %616 = sigmoid f64[32] -> v7
+  // %641 = sigmoid f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %617 = contract f64[32,5] -> v20
+  // %642 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+        v19[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1126 = contract f64[32] -> v8
+  // %1127 = contract f64[32] -> v8
   // %884 = contract f64[32] -> v21
-  // %2148 = contract f64[32] -> v22
+  // %2149 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6597,26 +6599,26 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l],
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l],
                               acc10_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l],
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l],
                               acc11_v[l]);
       }
     }
@@ -6636,19 +6638,19 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1362 = sub f64[32,5] -> v23
+  // %1363 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 5 + i1) * L + l] =
-            v15[(i0 * 5 + i1) * L + l] -
-            ((v16[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
-             v18[(i0 * 5 + i1) * L + l]);
+            v10[(i0 * 5 + i1) * L + l] -
+            ((v11[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+             v15[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1363 = softmax f64[32,5] -> v24
+  // %1364 = softmax f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6680,19 +6682,19 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1366 = sub f64[32,5] -> v23
+  // %1367 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 5 + i1) * L + l] =
-            v15[(i0 * 5 + i1) * L + l] -
-            (v18[(i0 * 5 + i1) * L + l] +
+            v10[(i0 * 5 + i1) * L + l] -
+            (v15[(i0 * 5 + i1) * L + l] +
              (v24[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1367 = softmax f64[32,5] -> v15
+  // %1368 = softmax f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6720,7 +6722,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+        v10[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %2612 = contract f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] =
+            (v10[(i0 * 5 + i1) * L + l] + v24[(i0 * 5 + i1) * L + l]) * (T(h) * 0.33333334f);
       }
     }
   }
@@ -6736,13 +6748,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6753,18 +6765,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1370 = sub f64[32,5] -> v18
+  // %1371 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] =
-            v14[(i0 * 5 + i1) * L + l] -
-            (v12[(i0 * 5 + i1) * L + l] + (v15[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * T(h))));
+        v23[(i0 * 5 + i1) * L + l] =
+            v12[(i0 * 5 + i1) * L + l] -
+            (v20[(i0 * 5 + i1) * L + l] + (v10[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1371 = softmax f64[32,5] -> v12
+  // %1372 = softmax f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6774,7 +6786,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v18[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v23[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v23[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6785,8 +6797,8 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v18[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v8[i1 * L + l] = vm::exp(v23[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v23[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -6796,35 +6808,25 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %2611 = add f64[32,5] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = (v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) +
-                                     (v24[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f));
-      }
-    }
-  }
-  // %2617 = add f64[32,5,5] -> W
+  // %2618 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((((v10[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) * v12[(i0 * 5 + i2) * L + l]) +
-                (v16[(i0 * 5 + i2) * L + l] *
-                 (v19[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
-               (v14[(i0 * 5 + i2) * L + l] * v20[(i0 * 5 + i1) * L + l])) +
+              ((v15[(i0 * 5 + i2) * L + l] * v17[(i0 * 5 + i1) * L + l]) +
+               (((v19[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) * v12[(i0 * 5 + i2) * L + l]) +
+                (v11[(i0 * 5 + i2) * L + l] *
+                 (v14[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %2124 = contract f64[32,5] -> v14
-  // %1675 = contract f64[32,5] -> v18
-  // %2151 = contract f64[32,5] -> v23
+  // %2125 = contract f64[32,5] -> v15
+  // %1676 = contract f64[32,5] -> v20
+  // %2152 = contract f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6844,39 +6846,39 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v18[(i0 * 5) * L + l] = acc4_v[l];
-      v18[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v18[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v18[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 5) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 5) * L + l] = acc4_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc7_v[l];
       v23[(i0 * 5) * L + l] = acc8_v[l];
       v23[(i0 * 5 + 1) * L + l] = acc9_v[l];
       v23[(i0 * 5 + 2) * L + l] = acc10_v[l];
@@ -6889,60 +6891,21 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v18[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 4) * L + l] = acc1_v[l];
       v23[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2110 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2381 = mul f64[32,5] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            v16[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
-      }
-    }
-  }
-  // %2121 = contract f64[32] -> v8
+  // %2111 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6971,18 +6934,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2384 = add f64[32,5] -> v18
+  // %2382 = mul f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] =
-            v14[(i0 * 5 + i1) * L + l] +
-            (v10[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
+        v19[(i0 * 5 + i1) * L + l] =
+            v11[(i0 * 5 + i1) * L + l] * (v20[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2385 = contract f64[32] -> v8
+  // %2122 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6994,13 +6956,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7011,29 +6973,69 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2388 = mul f64[32,5] -> v25
+  // %2385 = add f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] =
+            v15[(i0 * 5 + i1) * L + l] +
+            (v19[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %2386 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2389 = mul f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v25[(i0 * 5 + i1) * L + l] =
-            v24[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
+            v24[(i0 * 5 + i1) * L + l] * (v20[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2390 = add f64[32,5] -> v18
+  // %2391 = add f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] =
+        v20[(i0 * 5 + i1) * L + l] =
             (v25[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
-            v14[(i0 * 5 + i1) * L + l];
+            v15[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2391 = contract f64[32] -> v8
-  // %2445 = contract f64[32] -> v21
+  // %2392 = contract f64[32] -> v8
+  // %2446 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7049,20 +7051,20 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7071,34 +7073,34 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2394 = mul f64[32,5] -> v14
+  // %2395 = mul f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            v15[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
+        v21[(i0 * 5 + i1) * L + l] =
+            v10[(i0 * 5 + i1) * L + l] * (v20[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2397 = add f64[32,5] -> v18
+  // %2398 = add f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] =
-            (v14[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h))) + v23[(i0 * 5 + i1) * L + l];
+        v20[(i0 * 5 + i1) * L + l] =
+            (v21[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h))) + v23[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2398 = contract f64[32] -> v8
-  // %2468 = contract f64[32] -> v22
+  // %2399 = contract f64[32] -> v8
+  // %2469 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7114,20 +7116,20 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7142,24 +7144,24 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v22[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2401 = mul f64[32,5] -> v23
+  // %2402 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 5 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
+            v12[(i0 * 5 + i1) * L + l] * (v20[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2618 = add f64[32,5] -> v18
+  // %2619 = add f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v14[i0 * L + l] + v25[i0 * L + l];
+      v20[i0 * L + l] = v21[i0 * L + l] + v25[i0 * L + l];
     }
   }
-  // %2624 = add f64[32,5,5] -> a.W
+  // %2625 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -7167,17 +7169,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
               a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              ((v23[(i0 * 5 + i2) * L + l] * (v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))) +
-               (((v17[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) * v18[(i0 * 5 + i2) * L + l]) +
-                (v10[(i0 * 5 + i2) * L + l] *
-                 (v11[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))));
+              ((v23[(i0 * 5 + i2) * L + l] * (v18[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))) +
+               (((v16[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) * v20[(i0 * 5 + i2) * L + l]) +
+                (v19[(i0 * 5 + i2) * L + l] *
+                 (v13[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))));
         }
       }
     }
   }
-  // %1686 = contract f64[32,5] -> v26
-  // %2420 = contract f64[32,5] -> v27
-  // %2444 = contract f64[32,5] -> v28
+  // %1687 = contract f64[32,5] -> v26
+  // %2421 = contract f64[32,5] -> v27
+  // %2445 = contract f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7197,24 +7199,24 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v24[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v10[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v24[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v10[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v24[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v10[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7239,11 +7241,11 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7253,7 +7255,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1693 = contract f64[32] -> v8
+  // %1694 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7265,13 +7267,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7282,16 +7284,16 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1694 = mul f64[32] -> v29
+  // %1695 = mul f64[32] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v8[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
+      v29[i0 * L + l] = v8[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
     }
   }
-  // %2409 = contract f64[32,35] -> v30
-  // %2437 = contract f64[32,35] -> v31
-  // %2458 = contract f64[32,35] -> v32
+  // %2410 = contract f64[32,35] -> v30
+  // %2438 = contract f64[32,35] -> v31
+  // %2459 = contract f64[32,35] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7313,29 +7315,29 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v19[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v25[(i0 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v14[(i0 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v21[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v10[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v19[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v25[(i0 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v14[(i0 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v21[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v10[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v19[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v25[(i0 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v14[(i0 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v21[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v10[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v19[(i0 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v25[(i0 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v14[(i0 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v21[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7364,9 +7366,9 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v19[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v25[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v14[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v21[(i0 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7377,9 +7379,9 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %2410 = contract f64[32,5] -> v33
-  // %2432 = contract f64[32,5] -> v34
-  // %2450 = contract f64[32,5] -> v35
+  // %2411 = contract f64[32,5] -> v33
+  // %2433 = contract f64[32,5] -> v34
+  // %2451 = contract f64[32,5] -> v35
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7399,27 +7401,27 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v25[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v21[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v25[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v21[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v25[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v21[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7444,11 +7446,11 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7458,14 +7460,14 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v35[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2412 = mul f64[32,5] -> v36
+  // %2413 = mul f64[32,5] -> v36
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v36[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v11[(i0 * 5 + i1) * L + l])) *
-            ((v26[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) - v33[(i0 * 5 + i1) * L + l]);
+            (1.0f - square(v13[(i0 * 5 + i1) * L + l])) *
+            ((v26[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) - v33[(i0 * 5 + i1) * L + l]);
       }
     }
   }
@@ -7473,10 +7475,10 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = 1.0f - square(v17[i0 * L + l]);
+      v26[i0 * L + l] = 1.0f - square(v16[i0 * L + l]);
     }
   }
-  // %2421 = contract f64[32] -> v6
+  // %2422 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7488,35 +7490,35 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2424 = add f64[32,5] -> v33
+  // %2425 = add f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v33[(i0 * 5 + i1) * L + l] =
             v27[(i0 * 5 + i1) * L + l] +
-            (v11[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f)));
+            (v13[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2429 = contract f64[32] -> v6
+  // %2430 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7528,56 +7530,56 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2435 = mul f64[32,5] -> v11
+  // %2436 = mul f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 5 + i1) * L + l] =
             v26[(i0 * 5 + i1) * L + l] *
-            ((v33[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
-             ((v19[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f))) +
+            ((v33[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
+             ((v14[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
               v34[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %696 = mul f64[32] -> v6
+  // %696 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v7[i0 * L + l] * (1.0f - v7[i0 * L + l]);
+      v8[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
     }
   }
-  // %2448 = add f64[32,5] -> v16
+  // %2449 = add f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] =
-            (v17[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
+        v13[(i0 * 5 + i1) * L + l] =
+            (v16[(i0 * 5 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
             v28[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2425 = contract f64[32] -> v8
-  // %2461 = contract f64[32] -> v21
+  // %2426 = contract f64[32] -> v9
+  // %2462 = contract f64[32] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7593,51 +7595,51 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v33[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v33[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v33[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v33[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v33[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v33[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v33[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v33[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v21[(i0 * 4) * L + l] = acc4_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2426 = mul f64[32] -> v19
+  // %2427 = mul f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v6[i0 * L + l] * v8[i0 * L + l];
+      v15[i0 * L + l] = v8[i0 * L + l] * v9[i0 * L + l];
     }
   }
-  // %2462 = mul f64[32] -> v8
+  // %2463 = mul f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v6[i0 * L + l] * v21[i0 * L + l];
+      v9[i0 * L + l] = v8[i0 * L + l] * v14[i0 * L + l];
     }
   }
-  // %1695 = contract f64[35] -> v25
-  // %2427 = contract f64[35] -> v27
-  // %2463 = contract f64[35] -> v28
+  // %1696 = contract f64[35] -> v14
+  // %2428 = contract f64[35] -> v25
+  // %2464 = contract f64[35] -> v27
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7658,33 +7660,33 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v19[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc8_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v15[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v9[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v19[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc9_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v15[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v9[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v19[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc10_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v15[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v9[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v19[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc11_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v15[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v27[(i0 * 4) * L + l] = acc4_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v28[(i0 * 4) * L + l] = acc8_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc4_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v27[(i0 * 4) * L + l] = acc8_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -7698,18 +7700,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc2_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v9[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = acc0_v[l];
-      v27[i0 * L + l] = acc1_v[l];
-      v28[i0 * L + l] = acc2_v[l];
+      v14[i0 * L + l] = acc0_v[l];
+      v25[i0 * L + l] = acc1_v[l];
+      v27[i0 * L + l] = acc2_v[l];
     }
   }
-  // %2451 = contract f64[32] -> v6
+  // %2452 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7721,39 +7723,39 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2456 = mul f64[32,5] -> v14
+  // %2457 = mul f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
+        v21[(i0 * 5 + i1) * L + l] =
             v26[(i0 * 5 + i1) * L + l] *
-            ((v16[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
-             ((v20[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f))) +
+            ((v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
+             ((v17[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
               v35[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %2413 = contract f64[32,35] -> v37
-  // %2436 = contract f64[32,35] -> v38
-  // %2457 = contract f64[32,35] -> v39
+  // %2414 = contract f64[32,35] -> v37
+  // %2437 = contract f64[32,35] -> v38
+  // %2458 = contract f64[32,35] -> v39
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7779,25 +7781,25 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           acc4_v[l] =
               std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v11[(i0 * 5 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v14[(i0 * 5 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v21[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v36[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
               std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v11[(i0 * 5 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v14[(i0 * 5 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v21[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v36[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
               std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v11[(i0 * 5 + i2) * L + l], acc6_v[l]);
           acc10_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v14[(i0 * 5 + i2) * L + l], acc10_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v21[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v36[(i0 * 5 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
               std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v11[(i0 * 5 + i2) * L + l], acc7_v[l]);
           acc11_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v14[(i0 * 5 + i2) * L + l], acc11_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v21[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7828,7 +7830,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v36[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v11[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v14[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v21[(i0 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7839,7 +7841,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %2415 = reduce_sum f64[35] -> v16
+  // %2416 = reduce_sum f64[35] -> v13
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7853,17 +7855,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc_v[l];
+      v13[i0 * L + l] = acc_v[l];
     }
   }
-  // %2416 = add f64[35] -> v24
+  // %2417 = add f64[35] -> v24
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v25[i0 * L + l] + v16[i0 * L + l];
+      v24[i0 * L + l] = v14[i0 * L + l] + v13[i0 * L + l];
     }
   }
-  // %2439 = reduce_sum f64[35] -> v16
+  // %2440 = reduce_sum f64[35] -> v13
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7877,17 +7879,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc_v[l];
+      v13[i0 * L + l] = acc_v[l];
     }
   }
-  // %2440 = add f64[35] -> v25
+  // %2441 = add f64[35] -> v14
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v16[i0 * L + l] + v27[i0 * L + l];
+      v14[i0 * L + l] = v13[i0 * L + l] + v25[i0 * L + l];
     }
   }
-  // %2460 = reduce_sum f64[35] -> v16
+  // %2461 = reduce_sum f64[35] -> v13
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7901,17 +7903,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc_v[l];
+      v13[i0 * L + l] = acc_v[l];
     }
   }
-  // %2464 = add f64[35] -> v26
+  // %2466 = mul f64[35] -> v25
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v28[i0 * L + l] + v16[i0 * L + l];
+      v25[i0 * L + l] = (v27[i0 * L + l] + v13[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2471 = contract f64[32,5] -> v16
+  // %2472 = contract f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7933,10 +7935,10 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -7948,20 +7950,20 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2472 = add f64[32,5] -> v12
+  // %2473 = add f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 5 + i1) * L + l] =
-            (v17[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h))) + v16[(i0 * 5 + i1) * L + l];
+            (v16[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * T(h))) + v13[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2485 = contract f64[32] -> v6
+  // %2486 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7973,13 +7975,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7990,14 +7992,14 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2486 = mul f64[32] -> v7
+  // %2487 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+      v8[i0 * L + l] = v6[i0 * L + l] * (v7[i0 * L + l] * (1.0f - v7[i0 * L + l]));
     }
   }
-  // %2487 = contract f64[35] -> v16
+  // %2488 = contract f64[35] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8009,18 +8011,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -8031,15 +8033,15 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc0_v[l];
+      v13[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2482 = contract f64[32,35] -> v30
+  // %2483 = contract f64[32,35] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -8087,7 +8089,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %2475 = contract f64[32] -> v6
+  // %2476 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8099,13 +8101,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8116,7 +8118,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2474 = contract f64[32,5] -> v15
+  // %2475 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8139,10 +8141,10 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 5) * L + l] = acc0_v[l];
-      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -8154,22 +8156,22 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2480 = mul f64[32,5] -> v17
+  // %2481 = mul f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v13[(i0 * 5 + i1) * L + l])) *
-            ((v12[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) -
-             ((v20[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v15[(i0 * 5 + i1) * L + l]));
+        v16[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v18[(i0 * 5 + i1) * L + l])) *
+            ((v12[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) -
+             ((v17[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v10[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %2481 = contract f64[32,35] -> v31
+  // %2482 = contract f64[32,35] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -8183,13 +8185,13 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v17[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v16[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v17[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v16[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v17[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v16[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v17[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v16[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8208,7 +8210,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v17[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v16[(i0 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8217,7 +8219,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %2484 = reduce_sum f64[35] -> v12
+  // %2485 = reduce_sum f64[35] -> v10
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8231,60 +8233,60 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc_v[l];
+      v10[i0 * L + l] = acc_v[l];
     }
   }
-  // %2488 = add f64[35] -> v13
+  // %2490 = mul f64[35] -> v12
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v16[i0 * L + l] + v12[i0 * L + l];
+      v12[i0 * L + l] = (v13[i0 * L + l] + v10[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2492 = mul f64[35] -> adj.ln.gain
+  // %2493 = mul f64[35] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-((v4[i0 * L + l] * v24[i0 * L + l]) * 0.16666667f)) -
-                           ((v2[i0 * L + l] * v25[i0 * L + l]) * 0.33333334f)) -
-                          ((v26[i0 * L + l] * 0.33333334f) * v2[i0 * L + l])) -
-                         (v0[i0 * L + l] * (v13[i0 * L + l] * 0.16666667f)));
+        sum[l] = T(h) * ((((-((v2[i0 * L + l] * v24[i0 * L + l]) * 0.16666667f)) -
+                           ((v0[i0 * L + l] * v14[i0 * L + l]) * 0.33333334f)) -
+                          (v25[i0 * L + l] * v0[i0 * L + l])) -
+                         (v4[i0 * L + l] * v12[i0 * L + l]));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2633 = mul f64[35] -> adj.ln.bias
+  // %2500 = mul f64[35] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v26[i0 * L + l] + v25[i0 * L + l]) * 0.33333334f)) -
-                  ((v13[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * ((((-(v14[i0 * L + l] * 0.33333334f)) - (v24[i0 * L + l] * 0.16666667f)) -
+                          v25[i0 * L + l]) -
+                         v12[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2509 = sub f64[32,35] -> adj.Wb
+  // %2510 = sub f64[32,35] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v19[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
-                     (v5[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                    (v3[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                   (v1[i1 * L + l] * (v7[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-((v15[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l])) -
+                     (v3[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    (v1[i1 * L + l] * (v9[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                   (v5[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2637 = sub f64[32,5,35] -> adj.Wk
+  // %2629 = sub f64[32,5,35] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8292,23 +8294,23 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v18[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v10[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                     (v23[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v20[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v19[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v23[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2638 = add f64[32,5] -> v10
+  // %2630 = add f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v14[i0 * L + l] + v11[i0 * L + l];
+      v10[i0 * L + l] = v21[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %2642 = sub f64[32,5,35] -> adj.Wv
+  // %2634 = sub f64[32,5,35] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8316,42 +8318,42 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v10[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v36[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                     (v17[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = ((-(v10[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v36[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v16[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2089 = broadcast f64[32,5,35] -> adj.Wq
+  // %2090 = broadcast f64[32,5,35] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5600; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2090 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2091 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2091 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %2092 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2092 = broadcast f64[64] -> adj.ff.up.bias
+  // %2093 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2093 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %2094 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2094 = broadcast f64[1,160] -> adj.out.weight
+  // %2095 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2095 = broadcast f64[1] -> adj.out.bias
+  // %2096 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -9793,9 +9795,9 @@ const plastic_model kModel = {
             .field = 22784,
             .field_vjp = 100608,
             .adjoint_field = 201344,
-            .step = 60928,
+            .step = 58880,
             .step_vjp = 325376,
-            .adjoint_step = 336640,
+            .adjoint_step = 340736,
             .output = 17664,
             .output_vjp = 49664,
             .loss = 0,

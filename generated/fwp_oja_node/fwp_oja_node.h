@@ -94,11 +94,11 @@ enum { fwp_oja_node_adjoint_field_lanes = 8, fwp_oja_node_adjoint_field_scratch_
  *   theta: uniform[39175] = 39175 floats, read-only
  *   u_stages: varying[140] = 1120 floats, read-only
  *   z1: varying[800] = 6400 floats, may alias
- *   scratch: scratch arena, 60928 bytes, 64-byte aligned
+ *   scratch: scratch arena, 58880 bytes, 64-byte aligned
  */
 void fwp_oja_node_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_oja_node_step_lanes = 8, fwp_oja_node_step_scratch_bytes = 60928 };
+enum { fwp_oja_node_step_lanes = 8, fwp_oja_node_step_scratch_bytes = 58880 };
 
 /* fwp_oja_node_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_oja_node_step_vjp_lanes = 8, fwp_oja_node_step_vjp_scratch_bytes = 32
  *   dtheta: uniform[39175] = 39175 floats
  *   err: varying[1600] = 12800 floats, may be NULL
  *   dtheta_err: uniform[39175] = 39175 floats, may be NULL
- *   scratch: scratch arena, 336640 bytes, 64-byte aligned
+ *   scratch: scratch arena, 340736 bytes, 64-byte aligned
  */
 void fwp_oja_node_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                const void* theta, const void* u_stages, void* z1, void* a1,
                                void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_oja_node_adjoint_step_lanes = 8, fwp_oja_node_adjoint_step_scratch_bytes = 336640 };
+enum { fwp_oja_node_adjoint_step_lanes = 8, fwp_oja_node_adjoint_step_scratch_bytes = 340736 };
 
 /* fwp_oja_node_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -4350,11 +4350,10 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154816);
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159936);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 165056);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 170176);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 175296);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 186560);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 197824);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 209088);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 176320);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 187584);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 198848);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 210112);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4373,7 +4372,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_oja_node_sepsis_code.field.step.rk4.vjp: 305 nodes
+  // fwp_oja_node_sepsis_code.field.step.rk4.vjp: 302 nodes
   // %1128 = contract f64[160] -> v0
   // %1096 = contract f64[160] -> v1
   // %1068 = contract f64[160] -> v2
@@ -5393,165 +5392,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2031 = mul f64[32,5] -> v31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
-      }
-    }
-  }
-  // %2358 = contract f64[32] -> v27
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2359 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v27[i0 * L + l] * (v23[i0 * L + l] * T(h));
-    }
-  }
-  // %2361 = contract f64[32,5] -> v14
-  // %2638 = contract f64[32,5] -> v32
-  // %2392 = contract f64[32,5] -> v33
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-      acc4_v[l] = 0.0f;
-      acc5_v[l] = 0.0f;
-      acc6_v[l] = 0.0f;
-      acc7_v[l] = 0.0f;
-      acc8_v[l] = 0.0f;
-      acc9_v[l] = 0.0f;
-      acc10_v[l] = 0.0f;
-      acc11_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v19[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc5_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc9_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc6_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc6_v[l]);
-        acc10_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v19[(i0 * 5 + i1) * L + l], acc10_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v28[(i0 * 5 + i1) * L + l], acc3_v[l]);
-        acc7_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc7_v[l]);
-        acc11_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v19[(i0 * 5 + i1) * L + l], acc11_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v32[(i0 * 5) * L + l] = acc4_v[l];
-      v32[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v32[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v32[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v33[(i0 * 5) * L + l] = acc8_v[l];
-      v33[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v33[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v33[(i0 * 5 + 3) * L + l] = acc11_v[l];
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v32[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v33[(i0 * 5 + 4) * L + l] = acc2_v[l];
-    }
-  }
-  // %2366 = pad f64[32,11] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 5; i1 < 11; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 11 + i1) * L + l] = v28[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2045 = pad f64[32,11] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 11 + 10) * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v26[i0 * L + l];
-    }
-  }
-  // %1341 = reduce_sum f64[] -> v20
+  // %1255 = reduce_sum f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5559,14 +5400,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v3[i0 * L + l];
+      acc_v[l] = acc_v[l] + v7[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v20[l] = acc_v[l];
   }
-  // %1346 = reduce_sum f64[] -> v13
+  // %1260 = reduce_sum f64[] -> v27
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5574,150 +5415,28 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v20[l] * 0.00625f));
+      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v20[l] * 0.00625f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc_v[l];
+    v27[l] = acc_v[l];
   }
-  // %1350 = reciprocal f64[] -> v20
+  // %1264 = reciprocal f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[l] = T(1) / std::sqrt((v13[l] * 0.00625f) + 1e-05f);
+    v20[l] = T(1) / std::sqrt((v27[l] * 0.00625f) + 1e-05f);
   }
-  // %1297 = reduce_sum f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v5[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc_v[l];
-  }
-  // %1302 = reduce_sum f64[] -> v26
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v13[l] * 0.00625f));
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v26[l] = acc_v[l];
-  }
-  // %1306 = reciprocal f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = T(1) / std::sqrt((v26[l] * 0.00625f) + 1e-05f);
-  }
-  // %2412 = pad f64[32,11] -> v36
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 5; i1 < 11; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
+  // %1370 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 11 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l];
+        v7[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v21[i0 * L + l];
       }
     }
   }
-  // %2416 = reduce_sum f64[32] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v18[(i0 * 5 + i1) * L + l] * v25[(i0 * 5 + i1) * L + l]) +
-                               (v29[(i0 * 5 + i1) * L + l] * v10[(i0 * 5 + i1) * L + l]));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2419 = pad f64[32,11] -> v37
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 11 + 10) * L + l] = v26[i0 * L + l] * (v23[i0 * L + l] * (1.0f - v23[i0 * L + l]));
-    }
-  }
-  // %2630 = add f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = (v18[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]) +
-                                    (v10[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]);
-      }
-    }
-  }
-  // %2422 = contract f64[32] -> v26
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2679 = mul f64[32] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = (v26[i0 * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) * 2.0f;
-    }
-  }
-  // %2388 = contract f64[32] -> v23
+  // %2388 = contract f64[32] -> v27
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5740,66 +5459,320 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2389 = contract f64[32] -> v26
+  // %2389 = contract f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v23[i0 * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f));
+      v17[i0 * L + l] = v27[i0 * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1255 = reduce_sum f64[] -> v23
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
+  // %2392 = contract f64[32,5] -> v31
+  // %2638 = contract f64[32,5] -> v12
+  // %2361 = contract f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v7[i0 * L + l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v23[l] = acc_v[l];
-  }
-  // %1260 = reduce_sum f64[] -> v5
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v28[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v28[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v28[(i0 * 5 + i1) * L + l], acc11_v[l]);
+      }
+    }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v7[i0 * L + l] - (v23[l] * 0.00625f));
+      v31[(i0 * 5) * L + l] = acc0_v[l];
+      v31[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 5) * L + l] = acc4_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v14[(i0 * 5) * L + l] = acc8_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc_v[l];
+  // %2385 = pad f64[32,11] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
   }
-  // %1264 = reciprocal f64[] -> v23
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v23[l] = T(1) / std::sqrt((v5[l] * 0.00625f) + 1e-05f);
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 11 + 10) * L + l] = v24[i0 * L + l] * ((1.0f - v21[i0 * L + l]) * v21[i0 * L + l]);
+    }
   }
-  // %1370 = contract f64[32,5] -> v5
+  // %2386 = pad f64[32,11] -> v33
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 5; i1 < 11; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v21[i0 * L + l];
+        v33[(i0 * 11 + i1) * L + l] = v19[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2032 = contract f64[32,5] -> v7
-  // %2631 = contract f64[32,5] -> v17
-  // %1920 = contract f64[32,5] -> v18
+  // %1297 = reduce_sum f64[] -> v21
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v5[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[l] = acc_v[l];
+  }
+  // %1302 = reduce_sum f64[] -> v24
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v21[l] * 0.00625f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[l] = acc_v[l];
+  }
+  // %1306 = reciprocal f64[] -> v21
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[l] = T(1) / std::sqrt((v24[l] * 0.00625f) + 1e-05f);
+  }
+  // %2412 = pad f64[32,11] -> v34
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 5; i1 < 11; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 11 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2416 = reduce_sum f64[32] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + ((v18[(i0 * 5 + i1) * L + l] * v25[(i0 * 5 + i1) * L + l]) +
+                               (v29[(i0 * 5 + i1) * L + l] * v10[(i0 * 5 + i1) * L + l]));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2419 = pad f64[32,11] -> v35
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 11 + 10) * L + l] = v24[i0 * L + l] * (v23[i0 * L + l] * (1.0f - v23[i0 * L + l]));
+    }
+  }
+  // %2631 = contract f64[32,5] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] =
+            (v10[(i0 * 5 + i1) * L + l] + v18[(i0 * 5 + i1) * L + l]) * v23[i0 * L + l];
+      }
+    }
+  }
+  // %2358 = contract f64[32] -> v24
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2359 = contract f64[32] -> v27
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v24[i0 * L + l] * (v23[i0 * L + l] * T(h));
+    }
+  }
+  // %2422 = contract f64[32] -> v24
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2423 = contract f64[32] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v24[i0 * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %2424 = contract f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 5 + i1) * L + l] = v15[(i0 * 5 + i1) * L + l] * v18[i0 * L + l];
+      }
+    }
+  }
+  // %2031 = mul f64[32,5] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
+      }
+    }
+  }
+  // %1920 = contract f64[32,5] -> v16
+  // %2632 = contract f64[32,5] -> v22
+  // %2032 = contract f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5820,45 +5793,45 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v3[(i0 * 5 + i1) * L + l], acc4_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc8_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc8_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc5_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc9_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc9_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v3[(i0 * 5 + i1) * L + l], acc6_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v31[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v3[(i0 * 5 + i1) * L + l], acc7_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      v17[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
-      v17[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
-      v17[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
-      v17[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
-      v18[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
-      v18[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
-      v18[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
-      v18[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      v16[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v16[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v16[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v16[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v22[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+      v22[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+      v22[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+      v22[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+      v25[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -5867,18 +5840,87 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v17[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v18[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v16[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v22[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+      v25[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+    }
+  }
+  // %2395 = pad f64[32,11] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 11 + 10) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1 + 5) * L + l] =
+            ((v16[(i0 * 5 + i1) * L + l] - (v15[(i0 * 5 + i1) * L + l] * v17[i0 * L + l])) -
+             v31[(i0 * 5 + i1) * L + l]) *
+            (1.0f - square(v11[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %2397 = reshape f64[352] -> v36
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = v10[i0 * L + l] + (v32[i0 * L + l] + v33[i0 * L + l]);
+    }
+  }
+  // %2643 = pad f64[32,11] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 11 + 10) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1 + 5) * L + l] =
+            (1.0f - square(v15[(i0 * 5 + i1) * L + l])) *
+            (((((v22[(i0 * 5 + i1) * L + l] - (v9[(i0 * 5 + i1) * L + l] * v27[i0 * L + l])) -
+                v19[(i0 * 5 + i1) * L + l]) -
+               v12[(i0 * 5 + i1) * L + l]) -
+              v19[(i0 * 5 + i1) * L + l]) -
+             (v11[(i0 * 5 + i1) * L + l] * v17[i0 * L + l]));
+      }
+    }
+  }
+  // %2646 = reshape f64[352] -> v11
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v34[i0 * L + l] + (v35[i0 * L + l] + v10[i0 * L + l]);
     }
   }
   // %2365 = pad f64[32,11] -> v10
@@ -5902,100 +5944,17 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 11 + i1 + 5) * L + l] =
             (1.0f - square(v9[(i0 * 5 + i1) * L + l])) *
-            (v7[(i0 * 5 + i1) * L + l] -
-             ((v15[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) + v14[(i0 * 5 + i1) * L + l]));
+            (v25[(i0 * 5 + i1) * L + l] -
+             ((v15[(i0 * 5 + i1) * L + l] * v27[i0 * L + l]) + v14[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %2369 = reshape f64[352] -> v12
-  for (int64_t i0 = 0; i0 < 352; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v10[i0 * L + l] + v34[i0 * L + l]) + v35[i0 * L + l];
-    }
-  }
-  // %2685 = pad f64[32,11] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 11 + 10) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1 + 5) * L + l] =
-            ((((v17[(i0 * 5 + i1) * L + l] - (v9[(i0 * 5 + i1) * L + l] * v16[i0 * L + l])) -
-               (v15[(i0 * 5 + i1) * L + l] * v27[i0 * L + l])) -
-              v32[(i0 * 5 + i1) * L + l]) -
-             (v11[(i0 * 5 + i1) * L + l] * v26[i0 * L + l])) *
-            (1.0f - square(v15[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %2688 = reshape f64[352] -> v9
-  for (int64_t i0 = 0; i0 < 352; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v36[i0 * L + l] + (v37[i0 * L + l] + v10[i0 * L + l]);
-    }
-  }
-  // %2395 = pad f64[32,11] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 11 + 10) * L + l] = 0.0f;
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1 + 5) * L + l] =
-            ((v18[(i0 * 5 + i1) * L + l] - (v15[(i0 * 5 + i1) * L + l] * v26[i0 * L + l])) -
-             v33[(i0 * 5 + i1) * L + l]) *
-            (1.0f - square(v11[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %2385 = pad f64[32,11] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 11 + 10) * L + l] = v24[i0 * L + l] * ((1.0f - v21[i0 * L + l]) * v21[i0 * L + l]);
-    }
-  }
-  // %2386 = pad f64[32,11] -> v14
+  // %2366 = pad f64[32,11] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 11 + i1) * L + l] = 0.0f;
+        v9[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
@@ -6003,20 +5962,35 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 11 + i1) * L + l] = v19[(i0 * 5 + i1) * L + l];
+        v9[(i0 * 11 + i1) * L + l] = v28[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %2397 = reshape f64[352] -> v34
+  // %2045 = pad f64[32,11] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 11 + 10) * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v26[i0 * L + l];
+    }
+  }
+  // %2369 = reshape f64[352] -> v14
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v10[i0 * L + l] + (v11[i0 * L + l] + v14[i0 * L + l]);
+      v14[i0 * L + l] = (v10[i0 * L + l] + v9[i0 * L + l]) + v12[i0 * L + l];
     }
   }
-  // %2370 = contract f64[160] -> v3
-  // %2689 = contract f64[160] -> v5
-  // %2398 = contract f64[160] -> v7
+  // %2398 = contract f64[160] -> v5
+  // %2647 = contract f64[160] -> v7
+  // %2370 = contract f64[160] -> v15
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6036,44 +6010,44 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 352; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v12[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v9[i1 * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v34[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v9[i1 * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v34[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v9[i1 * L + l], acc6_v[l]);
-        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v34[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v12[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v9[i1 * L + l], acc7_v[l]);
-        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v34[i1 * L + l], acc11_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v36[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v11[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v14[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v11[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v14[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v11[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v14[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v11[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v14[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v5[(i0 * 4) * L + l] = acc4_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v7[(i0 * 4) * L + l] = acc8_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc8_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %2371 = mul f64[160] -> v15
+  // %2399 = mul f64[160] -> v16
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v3[i0 * L + l] * proj_norm_gain[i0];
+      v16[i0 * L + l] = proj_norm_gain[i0] * v5[i0 * L + l];
     }
   }
-  // %2372 = reduce_sum f64[] -> v21
+  // %2400 = reduce_sum f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6081,14 +6055,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v15[i0 * L + l];
+      acc_v[l] = acc_v[l] + v16[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v21[l] = acc_v[l];
+    v13[l] = acc_v[l];
   }
-  // %2376 = contract f64[] -> v24
+  // %2404 = contract f64[] -> v23
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6096,30 +6070,29 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc0_v[l];
+    v23[l] = acc0_v[l];
   }
-  // %2381 = mul f64[160] -> v16
+  // %2409 = mul f64[160] -> v17
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] =
-          ((v15[i0 * L + l] - (v21[l] * 0.00625f)) - ((v24[l] * 0.00625f) * v0[i0 * L + l])) *
-          v20[l];
+      v17[i0 * L + l] = v20[l] * ((v16[i0 * L + l] - (v13[l] * 0.00625f)) -
+                                  ((v23[l] * 0.00625f) * v2[i0 * L + l]));
     }
   }
-  // %2690 = mul f64[160] -> v15
+  // %2648 = mul f64[160] -> v16
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = proj_norm_gain[i0] * v5[i0 * L + l];
+      v16[i0 * L + l] = proj_norm_gain[i0] * v7[i0 * L + l];
     }
   }
-  // %2691 = reduce_sum f64[] -> v20
+  // %2649 = reduce_sum f64[] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6127,14 +6100,14 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v15[i0 * L + l];
+      acc_v[l] = acc_v[l] + v16[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v20[l] = acc_v[l];
   }
-  // %2695 = contract f64[] -> v21
+  // %2653 = contract f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6142,229 +6115,178 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v21[l] = acc0_v[l];
-  }
-  // %2700 = mul f64[160] -> v17
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v13[l] * ((v15[i0 * L + l] - (v20[l] * 0.00625f)) -
-                                  ((v21[l] * 0.00625f) * v1[i0 * L + l]));
-    }
-  }
-  // %2399 = mul f64[160] -> v15
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = proj_norm_gain[i0] * v7[i0 * L + l];
-    }
-  }
-  // %2400 = reduce_sum f64[] -> v20
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v15[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc_v[l];
-  }
-  // %2404 = contract f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v1[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = acc0_v[l];
   }
-  // %2409 = mul f64[160] -> v18
+  // %2658 = mul f64[160] -> v18
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v23[l] * ((v15[i0 * L + l] - (v20[l] * 0.00625f)) -
-                                  ((v13[l] * 0.00625f) * v2[i0 * L + l]));
+      v18[i0 * L + l] = v21[l] * ((v16[i0 * L + l] - (v20[l] * 0.00625f)) -
+                                  (v1[i0 * L + l] * (v13[l] * 0.00625f)));
     }
   }
-  // %2703 = add f64[160,69] -> d.proj.weight
+  // %2371 = mul f64[160] -> v16
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v15[i0 * L + l] * proj_norm_gain[i0];
+    }
+  }
+  // %2372 = reduce_sum f64[] -> v20
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v16[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = acc_v[l];
+  }
+  // %2376 = contract f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v16[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc0_v[l];
+  }
+  // %1341 = reduce_sum f64[] -> v21
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v3[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[l] = acc_v[l];
+  }
+  // %1346 = reduce_sum f64[] -> v23
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v21[l] * 0.00625f));
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v23[l] = acc_v[l];
+  }
+  // %1350 = reciprocal f64[] -> v21
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[l] = T(1) / std::sqrt((v23[l] * 0.00625f) + 1e-05f);
+  }
+  // %2381 = mul f64[160] -> v3
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] =
+          ((v16[i0 * L + l] - (v20[l] * 0.00625f)) - ((v13[l] * 0.00625f) * v0[i0 * L + l])) *
+          v21[l];
+    }
+  }
+  // %2661 = add f64[160,69] -> d.proj.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v16[i0 * L + l] * u_stages[(i1 + 228) * L + l]) +
-                   ((u_stages[(i1 + 76) * L + l] * v17[i0 * L + l]) +
-                    (u_stages[i1 * L + l] * v18[i0 * L + l]));
+          sum[l] = ((u_stages[i1 * L + l] * v17[i0 * L + l]) +
+                    (v18[i0 * L + l] * u_stages[(i1 + 76) * L + l])) +
+                   (v3[i0 * L + l] * u_stages[(i1 + 228) * L + l]);
         }
         theta_bar_proj_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2705 = add f64[160] -> d.proj.bias
+  // %2663 = add f64[160] -> d.proj.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v16[i0 * L + l] + (v17[i0 * L + l] + v18[i0 * L + l]);
+        sum[l] = v3[i0 * L + l] + (v18[i0 * L + l] + v17[i0 * L + l]);
       }
       theta_bar_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2708 = add f64[160] -> d.proj_norm.gain
+  // %2666 = add f64[160] -> d.proj_norm.gain
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v1[i0 * L + l] * v5[i0 * L + l]) + (v7[i0 * L + l] * v2[i0 * L + l])) +
-                 (v3[i0 * L + l] * v0[i0 * L + l]);
+        sum[l] = (v15[i0 * L + l] * v0[i0 * L + l]) +
+                 ((v1[i0 * L + l] * v7[i0 * L + l]) + (v5[i0 * L + l] * v2[i0 * L + l]));
       }
       theta_bar_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2709 = add f64[352] -> v10
-  for (int64_t i0 = 0; i0 < 352; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (v12[i0 * L + l] + v34[i0 * L + l]) + v9[i0 * L + l];
+  // %2668 = add f64[160] -> d.proj_norm.bias
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (v5[i0 * L + l] + v7[i0 * L + l]) + v15[i0 * L + l];
+      }
+      theta_bar_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2710 = contract f64[160] -> d.proj_norm.bias
-  for (int64_t i0 = 0; i0 < 40; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 352; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc0_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc1_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 1] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc2_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 2] += lane_sum<L>(sum);
-    }
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = acc3_v[l];
-      }
-      theta_bar_proj_norm_bias[i0 * 4 + 3] += lane_sum<L>(sum);
-    }
-  }
-  // %2713 = add f64[352,160] -> d.kvb.weight
+  // %2671 = add f64[352,160] -> d.kvb.weight
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v6[i1 * L + l] * v9[i0 * L + l]) + (v8[i1 * L + l] * v34[i0 * L + l])) +
-                   (v12[i0 * L + l] * v4[i1 * L + l]);
+          sum[l] = (v14[i0 * L + l] * v4[i1 * L + l]) +
+                   ((v11[i0 * L + l] * v6[i1 * L + l]) + (v8[i1 * L + l] * v36[i0 * L + l]));
         }
         theta_bar_kvb_weight[i0 * 160 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2715 = add f64[352] -> d.kvb.bias
+  // %2673 = add f64[352] -> d.kvb.bias
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v12[i0 * L + l] + (v9[i0 * L + l] + v34[i0 * L + l]);
+        sum[l] = (v11[i0 * L + l] + v36[i0 * L + l]) + v14[i0 * L + l];
       }
       theta_bar_kvb_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_stages_bar) {
     // %2470 = contract f64[69] -> d.x@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 160; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 160; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v18[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      u_stages_bar[68 * L + l] += acc0_v[l];
-    }
-    // %2716 = contract f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6384,6 +6306,46 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 * 4) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 4 + 1) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 4 + 2) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 4 + 3) * L + l] += acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 160; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v17[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[68 * L + l] += acc0_v[l];
+    }
+    // %2674 = contract f64[69] -> d.x@1
+    for (int64_t i0 = 0; i0 < 17; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 160; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 * 4 + 76) * L + l] += acc0_v[l];
         u_stages_bar[(i0 * 4 + 77) * L + l] += acc1_v[l];
         u_stages_bar[(i0 * 4 + 78) * L + l] += acc2_v[l];
@@ -6397,7 +6359,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v17[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v18[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6416,10 +6378,10 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
       for (int64_t i1 = 0; i1 < 160; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v16[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v16[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v16[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v16[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(proj_weight[i0 * 4 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6437,7 +6399,7 @@ extern "C" void fwp_oja_node_sepsis_code_step_vjp(const void* /*ctx*/, double /*
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v16[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(proj_weight[i0 * 69 + 68], v3[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6521,19 +6483,18 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144384);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 149504);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154624);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156672);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157696);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162816);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167936);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173056);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 165888);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166912);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167936);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168960);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 174080);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179200);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184320);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 195584);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 206848);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 218112);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 229376);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 189440);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 200704);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 211968);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 223232);
   T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 234496);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 245760);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -6556,7 +6517,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t i = 0; i < 68192; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_node_sepsis_code.field.adjoint.step.rk4: 398 nodes
+  // fwp_oja_node_sepsis_code.field.adjoint.step.rk4: 391 nodes
   // %1096 = contract f64[160] -> v0
   // %1068 = contract f64[160] -> v1
   // %1128 = contract f64[160] -> v2
@@ -7304,9 +7265,9 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %2717 = contract f64[32,5] -> v18
-  // %3333 = contract f64[32,5] -> v23
-  // %3375 = contract f64[32,5] -> v12
+  // %2675 = contract f64[32,5] -> v18
+  // %3291 = contract f64[32,5] -> v23
+  // %3333 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7385,7 +7346,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %3321 = contract f64[32] -> v19
+  // %3279 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7414,14 +7375,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3322 = contract f64[32] -> v26
+  // %3280 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v15[i0 * L + l] * v19[i0 * L + l];
     }
   }
-  // %4191 = mul f64[32,5] -> v27
+  // %4149 = mul f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7432,7 +7393,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4193 = add f64[32,5] -> v18
+  // %4151 = add f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7443,7 +7404,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4195 = contract f64[32] -> v14
+  // %4153 = contract f64[32] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7472,14 +7433,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4196 = contract f64[32] -> v26
+  // %4154 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v14[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %4199 = mul f64[32,5] -> v28
+  // %4157 = mul f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7490,7 +7451,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4201 = add f64[32,5] -> v18
+  // %4159 = add f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7501,7 +7462,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4203 = contract f64[32] -> v16
+  // %4161 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7530,14 +7491,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4204 = contract f64[32] -> v26
+  // %4162 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v16[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %4207 = mul f64[32,5] -> v23
+  // %4165 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7548,7 +7509,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4211 = add f64[32,5] -> v18
+  // %4169 = add f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7558,7 +7519,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4213 = contract f64[32] -> v24
+  // %4171 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7587,14 +7548,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4214 = contract f64[32] -> v26
+  // %4172 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = v24[i0 * L + l] * v25[i0 * L + l];
     }
   }
-  // %4217 = mul f64[32,5] -> v12
+  // %4175 = mul f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7605,14 +7566,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4602 = add f64[32,5] -> v18
+  // %4560 = add f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = v28[i0 * L + l] + v23[i0 * L + l];
     }
   }
-  // %4606 = add f64[32,5,5] -> a.W
+  // %4564 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -7663,15 +7624,37 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v26[l] = T(1) / std::sqrt((v18[l] * 0.00625f) + 1e-05f);
   }
-  // %1216 = sub f64[32,5] -> v3
+  // %1282 = mul f64[32,1] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v17[i0 * L + l] * (1.0f - v17[i0 * L + l]);
+    }
+  }
+  // %4237 = pad f64[32,11] -> v29
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 11 + 10) * L + l] = v16[i0 * L + l] * v3[i0 * L + l];
+    }
+  }
+  // %1216 = sub f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
+      v18[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
     }
   }
-  // %4280 = contract f64[32] -> v18
-  // %4228 = contract f64[32] -> v29
+  // %4238 = contract f64[32] -> v16
+  // %4186 = contract f64[32] -> v30
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7705,17 +7688,17 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      v29[(i0 * 4) * L + l] = acc4_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc5_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc6_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc4_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %4284 = contract f64[32] -> v30
+  // %4242 = contract f64[32] -> v31
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7738,32 +7721,31 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc0_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4630 = sub f64[32] -> v31
+  // %4589 = contract f64[32] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v18[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) -
-                        (v30[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f)));
+      v32[i0 * L + l] = (v16[i0 * L + l] - v31[i0 * L + l]) * (v17[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %2063 = contract f64[32,5] -> v18
+  // %2063 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v21[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
+        v33[(i0 * 5 + i1) * L + l] = v21[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
       }
     }
   }
-  // %4287 = contract f64[32,5] -> v32
-  // %4231 = contract f64[32,5] -> v33
-  // %4257 = contract f64[32,5] -> v34
+  // %4245 = contract f64[32,5] -> v34
+  // %4189 = contract f64[32,5] -> v35
+  // %4215 = contract f64[32,5] -> v36
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7808,18 +7790,18 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 5) * L + l] = acc0_v[l];
-      v32[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v33[(i0 * 5) * L + l] = acc4_v[l];
-      v33[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v33[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v33[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v34[(i0 * 5) * L + l] = acc8_v[l];
-      v34[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v34[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v34[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v34[(i0 * 5) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v35[(i0 * 5) * L + l] = acc4_v[l];
+      v35[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v35[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v35[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v36[(i0 * 5) * L + l] = acc8_v[l];
+      v36[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v36[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v36[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -7837,51 +7819,12 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v33[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v34[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v35[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v36[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1282 = mul f64[32,1] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v17[i0 * L + l] * (1.0f - v17[i0 * L + l]);
-    }
-  }
-  // %4279 = pad f64[32,11] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 11 + 10) * L + l] = v16[i0 * L + l] * v30[i0 * L + l];
-    }
-  }
-  // %4293 = pad f64[32,11] -> v36
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 5; i1 < 11; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 11 + i1) * L + l] = 0.0f;
-      }
-    }
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 11 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %4240 = pad f64[32,11] -> v37
+  // %4251 = pad f64[32,11] -> v37
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
@@ -7894,7 +7837,24 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 11 + i1) * L + l] = v28[(i0 * 5 + i1) * L + l];
+        v37[(i0 * 11 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %4198 = pad f64[32,11] -> v38
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 5; i1 < 11; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 11 + i1) * L + l] = v28[(i0 * 5 + i1) * L + l];
       }
     }
   }
@@ -7907,7 +7867,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %4224 = contract f64[32] -> v16
+  // %4182 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7936,27 +7896,27 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4607 = sub f64[32] -> v9
+  // %4565 = sub f64[32] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (v16[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) -
-                       (v29[i0 * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f)));
+      v31[i0 * L + l] = (v16[i0 * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) -
+                        (v30[i0 * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f)));
     }
   }
-  // %4238 = pad f64[32,11] -> v38
+  // %4196 = pad f64[32,11] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 11 + i1) * L + l] = 0.0f;
+        v9[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 11 + 10) * L + l] = v14[i0 * L + l] * v30[i0 * L + l];
+      v9[(i0 * 11 + 10) * L + l] = v14[i0 * L + l] * v3[i0 * L + l];
     }
   }
   // %1255 = reduce_sum f64[] -> v14
@@ -7994,7 +7954,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = T(1) / std::sqrt((v16[l] * 0.00625f) + 1e-05f);
   }
-  // %4256 = pad f64[32,11] -> v39
+  // %4214 = pad f64[32,11] -> v39
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
@@ -8011,18 +7971,18 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1086 = mul f64[32,5] -> v5
+  // %1086 = mul f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] = v15[i0 * L + l] * v20[(i0 * 5 + i1) * L + l];
+        v3[(i0 * 5 + i1) * L + l] = v15[i0 * L + l] * v20[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %3839 = contract f64[32,5] -> v20
-  // %3780 = contract f64[32,5] -> v27
-  // %2728 = contract f64[32,5] -> v40
+  // %3797 = contract f64[32,5] -> v5
+  // %3738 = contract f64[32,5] -> v20
+  // %2686 = contract f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8042,40 +8002,40 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v28[(i0 * 5 + i1) * L + l], acc4_v[l]);
-        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v3[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v33[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc5_v[l]);
-        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v33[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc6_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v28[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc10_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc10_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v3[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v33[(i0 * 5 + i1) * L + l], acc3_v[l]);
         acc7_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v28[(i0 * 5 + i1) * L + l], acc7_v[l]);
         acc11_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc11_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v3[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      v27[(i0 * 5) * L + l] = acc4_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc5_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc6_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc7_v[l];
-      v40[(i0 * 5) * L + l] = acc8_v[l];
-      v40[(i0 * 5 + 1) * L + l] = acc9_v[l];
-      v40[(i0 * 5 + 2) * L + l] = acc10_v[l];
-      v40[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 5) * L + l] = acc4_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v27[(i0 * 5) * L + l] = acc8_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
@@ -8084,111 +8044,110 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
             std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v3[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-      v27[(i0 * 5 + 4) * L + l] = acc1_v[l];
-      v40[(i0 * 5 + 4) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %4635 = pad f64[32,11] -> v41
+  // %4594 = pad f64[32,11] -> v40
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 11 + i1) * L + l] = 0.0f;
+        v40[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 11 + 10) * L + l] = 0.0f;
+      v40[(i0 * 11 + 10) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 11 + i1 + 5) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] *
-            (((v13[(i0 * 5 + i1) * L + l] * v31[i0 * L + l]) + v20[(i0 * 5 + i1) * L + l]) -
-             v32[(i0 * 5 + i1) * L + l]);
+        v40[(i0 * 11 + i1 + 5) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] *
+            (((v13[(i0 * 5 + i1) * L + l] * v32[i0 * L + l]) + v5[(i0 * 5 + i1) * L + l]) -
+             v34[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %4638 = reshape f64[352] -> v42
+  // %4597 = reshape f64[352] -> v41
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = (v41[i0 * L + l] + v35[i0 * L + l]) + v36[i0 * L + l];
+      v41[i0 * L + l] = (v29[i0 * L + l] + v40[i0 * L + l]) + v37[i0 * L + l];
     }
   }
-  // %4612 = pad f64[32,11] -> v35
+  // %4570 = pad f64[32,11] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 11 + i1) * L + l] = 0.0f;
+        v29[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 11 + 10) * L + l] = 0.0f;
+      v29[(i0 * 11 + 10) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 11 + i1 + 5) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] *
-            ((v27[(i0 * 5 + i1) * L + l] + (v10[(i0 * 5 + i1) * L + l] * v9[i0 * L + l])) -
-             v33[(i0 * 5 + i1) * L + l]);
+        v29[(i0 * 11 + i1 + 5) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] *
+            ((v20[(i0 * 5 + i1) * L + l] + (v10[(i0 * 5 + i1) * L + l] * v31[i0 * L + l])) -
+             v35[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %4615 = reshape f64[352] -> v9
+  // %4573 = reshape f64[352] -> v37
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v37[i0 * L + l] + (v35[i0 * L + l] + v38[i0 * L + l]);
+      v37[i0 * L + l] = v38[i0 * L + l] + (v29[i0 * L + l] + v9[i0 * L + l]);
     }
   }
-  // %4260 = pad f64[32,11] -> v35
+  // %4218 = pad f64[32,11] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 11 + i1) * L + l] = 0.0f;
+        v9[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 11 + 10) * L + l] = 0.0f;
+      v9[(i0 * 11 + 10) * L + l] = 0.0f;
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 11 + i1 + 5) * L + l] =
-            (v40[(i0 * 5 + i1) * L + l] - v34[(i0 * 5 + i1) * L + l]) *
-            (1.0f - square(v10[(i0 * 5 + i1) * L + l]));
+        v9[(i0 * 11 + i1 + 5) * L + l] = (v27[(i0 * 5 + i1) * L + l] - v36[(i0 * 5 + i1) * L + l]) *
+                                         (1.0f - square(v10[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %3816 = pad f64[32,11] -> v10
+  // %3774 = pad f64[32,11] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -8203,16 +8162,16 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v10[(i0 * 11 + 10) * L + l] = v19[i0 * L + l] * ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]);
     }
   }
-  // %4263 = reshape f64[352] -> v19
+  // %4221 = reshape f64[352] -> v19
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v39[i0 * L + l] + (v35[i0 * L + l] + v10[i0 * L + l]);
+      v19[i0 * L + l] = v39[i0 * L + l] + (v9[i0 * L + l] + v10[i0 * L + l]);
     }
   }
-  // %4639 = contract f64[160] -> v3
-  // %4616 = contract f64[160] -> v5
-  // %4264 = contract f64[160] -> v18
+  // %4598 = contract f64[160] -> v3
+  // %4574 = contract f64[160] -> v5
+  // %4222 = contract f64[160] -> v18
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8232,17 +8191,17 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 352; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v42[i1 * L + l], acc0_v[l]);
-        acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v9[i1 * L + l], acc4_v[l]);
+        acc0_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v41[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v37[i1 * L + l], acc4_v[l]);
         acc8_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160], v19[i1 * L + l], acc8_v[l]);
-        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v9[i1 * L + l], acc5_v[l]);
+        acc1_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v37[i1 * L + l], acc5_v[l]);
         acc9_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 1], v19[i1 * L + l], acc9_v[l]);
-        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v9[i1 * L + l], acc6_v[l]);
+        acc2_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v37[i1 * L + l], acc6_v[l]);
         acc10_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 2], v19[i1 * L + l], acc10_v[l]);
-        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v42[i1 * L + l], acc3_v[l]);
-        acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v9[i1 * L + l], acc7_v[l]);
+        acc3_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v37[i1 * L + l], acc7_v[l]);
         acc11_v[l] = std::fma(kvb_weight[i0 * 4 + i1 * 160 + 3], v19[i1 * L + l], acc11_v[l]);
       }
     }
@@ -8262,14 +8221,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %4640 = mul f64[160] -> v20
+  // %4599 = mul f64[160] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = proj_norm_gain[i0] * v3[i0 * L + l];
     }
   }
-  // %4641 = reduce_sum f64[] -> v15
+  // %4600 = reduce_sum f64[] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8284,41 +8243,29 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v15[l] = acc_v[l];
   }
-  // %4617 = mul f64[160] -> v27
+  // %4604 = contract f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v20[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+  }
+  // %4575 = mul f64[160] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = proj_norm_gain[i0] * v5[i0 * L + l];
     }
   }
-  // %4645 = contract f64[] -> v16
-  // %4622 = contract f64[] -> v29
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v0[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v0[i0 * L + l], v27[i0 * L + l], acc1_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v29[l] = acc1_v[l];
-  }
-  // %4649 = sub f64[160] -> v28
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] =
-          (v20[i0 * L + l] - (v15[l] * 0.00625f)) - (v0[i0 * L + l] * (v16[l] * 0.00625f));
-    }
-  }
-  // %4618 = reduce_sum f64[] -> v15
+  // %4576 = reduce_sum f64[] -> v30
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8331,46 +8278,9 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc_v[l];
+    v30[l] = acc_v[l];
   }
-  // %4626 = sub f64[160] -> v20
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] =
-          (v27[i0 * L + l] - (v15[l] * 0.00625f)) - ((v29[l] * 0.00625f) * v0[i0 * L + l]);
-    }
-  }
-  // %4652 = add f64[160] -> v27
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v28[i0 * L + l] + v20[i0 * L + l];
-    }
-  }
-  // %4265 = mul f64[160] -> v32
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = proj_norm_gain[i0] * v18[i0 * L + l];
-    }
-  }
-  // %4266 = reduce_sum f64[] -> v15
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v32[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc_v[l];
-  }
-  // %4270 = contract f64[] -> v16
+  // %4580 = contract f64[] -> v31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8378,19 +8288,65 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v32[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v0[i0 * L + l], v27[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v31[l] = acc0_v[l];
+  }
+  // %4611 = add f64[160] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] =
+          ((v20[i0 * L + l] - (v15[l] * 0.00625f)) - (v0[i0 * L + l] * (v16[l] * 0.00625f))) +
+          ((v27[i0 * L + l] - (v30[l] * 0.00625f)) - ((v31[l] * 0.00625f) * v0[i0 * L + l]));
+    }
+  }
+  // %4223 = mul f64[160] -> v20
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = proj_norm_gain[i0] * v18[i0 * L + l];
+    }
+  }
+  // %4224 = reduce_sum f64[] -> v15
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v20[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc_v[l];
+  }
+  // %4228 = contract f64[] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v20[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v16[l] = acc0_v[l];
   }
-  // %4274 = sub f64[160] -> v33
+  // %4232 = sub f64[160] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] =
-          (v32[i0 * L + l] - (v15[l] * 0.00625f)) - (v1[i0 * L + l] * (v16[l] * 0.00625f));
+      v27[i0 * L + l] =
+          (v20[i0 * L + l] - (v15[l] * 0.00625f)) - (v1[i0 * L + l] * (v16[l] * 0.00625f));
     }
   }
   // %1341 = reduce_sum f64[] -> v15
@@ -8428,12 +8384,12 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v15[l] = T(1) / std::sqrt((v16[l] * 0.00625f) + 1e-05f);
   }
-  // %4325 = pad f64[32,11] -> v10
+  // %4283 = pad f64[32,11] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 5; i1 < 11; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1) * L + l] = 0.0f;
+        v9[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
@@ -8441,26 +8397,26 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 11 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l];
+        v9[(i0 * 11 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %4311 = pad f64[32,11] -> v35
+  // %4269 = pad f64[32,11] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 11 + i1) * L + l] = 0.0f;
+        v10[(i0 * 11 + i1) * L + l] = 0.0f;
       }
     }
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 11 + 10) * L + l] = v24[i0 * L + l] * ((1.0f - v25[i0 * L + l]) * v25[i0 * L + l]);
+      v10[(i0 * 11 + 10) * L + l] = v24[i0 * L + l] * ((1.0f - v25[i0 * L + l]) * v25[i0 * L + l]);
     }
   }
-  // %4312 = contract f64[32] -> v16
+  // %4270 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8489,7 +8445,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4317 = contract f64[32] -> v24
+  // %4275 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8518,11 +8474,11 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4656 = sub f64[32] -> v29
+  // %4615 = sub f64[32] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = ((v25[i0 * L + l] * T(h)) * v16[i0 * L + l]) -
+      v30[i0 * L + l] = ((v25[i0 * L + l] * T(h)) * v16[i0 * L + l]) -
                         (v24[i0 * L + l] * (v17[i0 * L + l] * T(h)));
     }
   }
@@ -8535,7 +8491,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       }
     }
   }
-  // %3875 = contract f64[32,5] -> v21
+  // %3833 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8555,10 +8511,10 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 5) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -8569,10 +8525,10 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4316 = contract f64[32,5] -> v7
+  // %4274 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8613,7 +8569,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %4661 = pad f64[32,11] -> v12
+  // %4620 = pad f64[32,11] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8634,19 +8590,19 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 11 + i1 + 5) * L + l] =
             (1.0f - square(v11[(i0 * 5 + i1) * L + l])) *
-            (((v13[(i0 * 5 + i1) * L + l] * v29[i0 * L + l]) + v21[(i0 * 5 + i1) * L + l]) -
+            (((v13[(i0 * 5 + i1) * L + l] * v30[i0 * L + l]) + v20[(i0 * 5 + i1) * L + l]) -
              v7[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %4664 = reshape f64[352] -> v11
+  // %4623 = reshape f64[352] -> v11
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v10[i0 * L + l] + (v35[i0 * L + l] + v12[i0 * L + l]);
+      v11[i0 * L + l] = v9[i0 * L + l] + (v10[i0 * L + l] + v12[i0 * L + l]);
     }
   }
-  // %4665 = contract f64[160] -> v7
+  // %4624 = contract f64[160] -> v7
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8672,14 +8628,14 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4666 = mul f64[160] -> v13
+  // %4625 = mul f64[160] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = proj_norm_gain[i0] * v7[i0 * L + l];
     }
   }
-  // %4667 = reduce_sum f64[] -> v16
+  // %4626 = reduce_sum f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8694,7 +8650,7 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v16[l] = acc_v[l];
   }
-  // %4671 = contract f64[] -> v17
+  // %4630 = contract f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8709,15 +8665,15 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v17[l] = acc0_v[l];
   }
-  // %4675 = sub f64[160] -> v21
+  // %4634 = sub f64[160] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] =
+      v20[i0 * L + l] =
           (v13[i0 * L + l] - (v16[l] * 0.00625f)) - ((v17[l] * 0.00625f) * v2[i0 * L + l]);
     }
   }
-  // %4677 = sub f64[160,69] -> adj.proj.weight
+  // %4636 = sub f64[160,69] -> adj.proj.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -8726,88 +8682,115 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
         for (int64_t l = 0; l < L; ++l) {
           sum[l] =
               ((-((u_stages[(i1 + 76) * L + l] * ((v26[l] * 0.33333334f) * T(h))) *
-                  v27[i0 * L + l])) -
-               ((u_stages[i1 * L + l] * ((T(h) * 0.16666667f) * v14[l])) * v33[i0 * L + l])) -
-              ((u_stages[(i1 + 228) * L + l] * ((T(h) * 0.16666667f) * v15[l])) * v21[i0 * L + l]);
+                  v28[i0 * L + l])) -
+               ((u_stages[i1 * L + l] * ((T(h) * 0.16666667f) * v14[l])) * v27[i0 * L + l])) -
+              ((u_stages[(i1 + 228) * L + l] * ((T(h) * 0.16666667f) * v15[l])) * v20[i0 * L + l]);
         }
         dtheta_proj_weight[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %4689 = mul f64[160] -> adj.proj.bias
+  // %4648 = mul f64[160] -> adj.proj.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((-(v33[i0 * L + l] * (v14[l] * 0.16666667f))) -
-                   (((v26[l] * v28[i0 * L + l]) + (v26[l] * v20[i0 * L + l])) * 0.33333334f)) -
-                  (v21[i0 * L + l] * (v15[l] * 0.16666667f))) *
+        sum[l] = (((-(v27[i0 * L + l] * (v14[l] * 0.16666667f))) -
+                   ((v26[l] * v28[i0 * L + l]) * 0.33333334f)) -
+                  (v20[i0 * L + l] * (v15[l] * 0.16666667f))) *
                  T(h);
       }
       dtheta_proj_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4700 = mul f64[160] -> adj.proj_norm.gain
+  // %4653 = mul f64[160] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v3[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %4649 = mul f64[160] -> v3
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v5[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %4660 = mul f64[160] -> v5
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v7[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %4663 = mul f64[160] -> adj.proj_norm.gain
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v0[i0 * L + l] * (v5[i0 * L + l] * 0.33333334f))) -
-                           ((v1[i0 * L + l] * v18[i0 * L + l]) * 0.16666667f)) -
-                          ((v3[i0 * L + l] * 0.33333334f) * v0[i0 * L + l])) -
-                         ((v7[i0 * L + l] * 0.16666667f) * v2[i0 * L + l]));
+        sum[l] = T(h) * (((-(v0[i0 * L + l] * (v13[i0 * L + l] + v3[i0 * L + l]))) -
+                          ((v1[i0 * L + l] * v18[i0 * L + l]) * 0.16666667f)) -
+                         (v5[i0 * L + l] * v2[i0 * L + l]));
       }
       dtheta_proj_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %4712 = mul f64[160] -> adj.proj_norm.bias
+  // %4668 = mul f64[160] -> adj.proj_norm.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v3[i0 * L + l] + v5[i0 * L + l]) * 0.33333334f)) -
-                         ((v7[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f));
+        sum[l] = ((((-v3[i0 * L + l]) - (v18[i0 * L + l] * 0.16666667f)) - v13[i0 * L + l]) -
+                  v5[i0 * L + l]) *
+                 T(h);
       }
       dtheta_proj_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %4719 = sub f64[352,160] -> adj.kvb.weight
+  // %4674 = add f64[352] -> v9
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v37[i0 * L + l] + v41[i0 * L + l];
+    }
+  }
+  // %4679 = sub f64[352,160] -> adj.kvb.weight
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v9[i0 * L + l] * (v4[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v19[i0 * L + l] * (v6[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                    ((v4[i1 * L + l] * (T(h) * 0.33333334f)) * v42[i0 * L + l])) -
+          sum[l] = ((-((v4[i1 * L + l] * (T(h) * 0.33333334f)) * v9[i0 * L + l])) -
+                    (v19[i0 * L + l] * (v6[i1 * L + l] * (T(h) * 0.16666667f)))) -
                    (v11[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_kvb_weight[i0 * 160 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %4734 = mul f64[352] -> adj.kvb.bias
+  // %4693 = mul f64[352] -> adj.kvb.bias
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v9[i0 * L + l] + v42[i0 * L + l]) * 0.33333334f)) -
+        sum[l] = T(h) * ((-(v9[i0 * L + l] * 0.33333334f)) -
                          ((v19[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f));
       }
       dtheta_kvb_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %3286 = broadcast f64[160,160] -> adj.query.weight, adj.out_proj.weight
+  // %3244 = broadcast f64[160,160] -> adj.query.weight, adj.out_proj.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
     dtheta_query_weight[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_out_proj_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3287 = broadcast f64[160] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
+  // %3245 = broadcast f64[160] -> adj.query.bias, adj.out_proj.bias, adj.ff.norm.gain,
   // adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_query_bias[i0] += (T(h) * -0.0f) * 8.0f;
@@ -8816,37 +8799,37 @@ extern "C" void fwp_oja_node_sepsis_code_adjoint_step(const void* /*ctx*/, doubl
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3288 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %3246 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3289 = broadcast f64[64] -> adj.ff.up.bias
+  // %3247 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3290 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %3248 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3291 = broadcast f64[1,160] -> adj.out.weight
+  // %3249 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3292 = broadcast f64[1] -> adj.out.bias
+  // %3250 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %3293 = broadcast f64[256,7] -> adj.s_in.weight
+  // %3251 = broadcast f64[256,7] -> adj.s_in.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3294 = broadcast f64[256] -> adj.s_in.bias
+  // %3252 = broadcast f64[256] -> adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3295 = broadcast f64[352,256] -> adj.s_kvl.weight
+  // %3253 = broadcast f64[352,256] -> adj.s_kvl.weight
   for (int64_t i0 = 0; i0 < 90112; ++i0) {
     dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %3296 = broadcast f64[352] -> adj.s_kvl.bias
+  // %3254 = broadcast f64[352] -> adj.s_kvl.bias
   for (int64_t i0 = 0; i0 < 352; ++i0) {
     dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -10667,8 +10650,8 @@ const plastic_model kModel = {
             .field_vjp = 78016,
             .adjoint_field = 161152,
             .step = 82944,
-            .step_vjp = 220352,
-            .adjoint_step = 257024,
+            .step_vjp = 221376,
+            .adjoint_step = 245760,
             .output = 15552,
             .output_vjp = 73024,
             .loss = 0,

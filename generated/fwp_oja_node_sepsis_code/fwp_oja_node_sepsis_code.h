@@ -121,7 +121,7 @@ enum {
  *   z0_bar: varying[800] = 6400 floats
  *   theta_bar: uniform[233409] = 233409 floats
  *   u_stages_bar: varying[304] = 2432 floats, may be NULL
- *   scratch: scratch arena, 220352 bytes, 64-byte aligned
+ *   scratch: scratch arena, 221376 bytes, 64-byte aligned
  */
 void fwp_oja_node_sepsis_code_step_vjp(const void* ctx, double t, double h, const void* z0,
                                        const void* theta, const void* u_stages, const void* z1_bar,
@@ -129,7 +129,7 @@ void fwp_oja_node_sepsis_code_step_vjp(const void* ctx, double t, double h, cons
                                        void* scratch);
 enum {
   fwp_oja_node_sepsis_code_step_vjp_lanes = 8,
-  fwp_oja_node_sepsis_code_step_vjp_scratch_bytes = 220352
+  fwp_oja_node_sepsis_code_step_vjp_scratch_bytes = 221376
 };
 
 /* fwp_oja_node_sepsis_code_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
@@ -142,7 +142,7 @@ enum {
  *   dtheta: uniform[233409] = 233409 floats
  *   err: varying[1600] = 12800 floats, may be NULL
  *   dtheta_err: uniform[233409] = 233409 floats, may be NULL
- *   scratch: scratch arena, 257024 bytes, 64-byte aligned
+ *   scratch: scratch arena, 245760 bytes, 64-byte aligned
  */
 void fwp_oja_node_sepsis_code_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                            const void* a0, const void* theta, const void* u_stages,
@@ -150,7 +150,7 @@ void fwp_oja_node_sepsis_code_adjoint_step(const void* ctx, double t, double h, 
                                            void* dtheta_err, void* scratch);
 enum {
   fwp_oja_node_sepsis_code_adjoint_step_lanes = 8,
-  fwp_oja_node_sepsis_code_adjoint_step_scratch_bytes = 257024
+  fwp_oja_node_sepsis_code_adjoint_step_scratch_bytes = 245760
 };
 
 /* fwp_oja_node_sepsis_code_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -6705,8 +6705,9 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 368640);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 373760);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 424960);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 432640);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 440320);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 430080);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 437760);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 445440);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6729,7 +6730,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i = 0; i < 5070; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_rde.field.adjoint.step.rk4: 251 nodes
+  // fwp_oja_rde.field.adjoint.step.rk4: 248 nodes
   // %609 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7870,6 +7871,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
+  // %2390 = add f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v27[i0 * L + l] + v10[i0 * L + l];
+    }
+  }
   // %2206 = div f64[16,10,10] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -7884,7 +7892,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2207 = contract f64[16,10] -> v24
+  // %2207 = contract f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7909,10 +7917,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7929,7 +7937,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v29[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7945,13 +7953,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7968,30 +7976,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 10 + i1) * L + l] =
-            (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v16[(i0 * 10 + i1) * L + l];
+            (v29[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v16[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2390 = add f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = (v10[(i0 * 10 + i1) * L + l] * (T(h) * 0.33333334f)) +
-                                      (v27[(i0 * 10 + i1) * L + l] * (T(h) * 0.33333334f));
-      }
-    }
-  }
-  // %2394 = add f64[16,10,10] -> a.W
+  // %2395 = add f64[16,10,10] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((((v12[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                 v21[(i0 * 10 + i1) * L + l]) +
-                (v13[(i0 * 10 + i1) * L + l] * v24[(i0 * 10 + i2) * L + l])) +
+              ((((v24[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                 v13[(i0 * 10 + i1) * L + l]) +
+                ((v12[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v21[(i0 * 10 + i1) * L + l])) +
                ((v17[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)) *
                 v15[(i0 * 10 + i2) * L + l])) +
               a0[(i0 * 100 + i1 * 10 + i2) * L + l];
@@ -7999,9 +7998,9 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2224 = contract f64[16,15] -> v29
-  // %2240 = contract f64[16,15] -> v30
-  // %2256 = contract f64[16,15] -> v31
+  // %2224 = contract f64[16,15] -> v30
+  // %2240 = contract f64[16,15] -> v31
+  // %2256 = contract f64[16,15] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -8050,18 +8049,18 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-        v30[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
-        v30[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
-        v30[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
-        v30[(i0 * 15 + i1 * 4 + 3) * L + l] = acc7_v[l];
-        v31[(i0 * 15 + i1 * 4) * L + l] = acc8_v[l];
-        v31[(i0 * 15 + i1 * 4 + 1) * L + l] = acc9_v[l];
-        v31[(i0 * 15 + i1 * 4 + 2) * L + l] = acc10_v[l];
-        v31[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
+        v30[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
+        v31[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v31[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v31[(i0 * 15 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v32[(i0 * 15 + i1 * 4) * L + l] = acc8_v[l];
+        v32[(i0 * 15 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v32[(i0 * 15 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v32[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -8081,13 +8080,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 15 + i1) * L + l] = acc0_v[l];
-        v30[(i0 * 15 + i1) * L + l] = acc1_v[l];
-        v31[(i0 * 15 + i1) * L + l] = acc2_v[l];
+        v30[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v31[(i0 * 15 + i1) * L + l] = acc1_v[l];
+        v32[(i0 * 15 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %1547 = contract f64[16,10] -> v24
+  // %1547 = contract f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8112,10 +8111,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8132,7 +8131,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v29[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8191,7 +8190,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v19[(i0 * 10 + i1) * L + l] =
-            ((v24[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) - v11[(i0 * 10 + i1) * L + l]) *
+            ((v29[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) - v11[(i0 * 10 + i1) * L + l]) *
             (1.0f - square(v17[(i0 * 10 + i1) * L + l]));
       }
     }
@@ -8208,13 +8207,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8324,7 +8323,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v18[i0 * L + l] = v6[i0 * L + l] * v8[i0 * L + l];
     }
   }
-  // %2236 = contract f64[16,10] -> v24
+  // %2236 = contract f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8349,10 +8348,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8369,25 +8368,25 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v29[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %718 = sub f64[16,10] -> v20
+  // %718 = sub f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
+      v27[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
     }
   }
-  // %2238 = mul f64[16,10] -> v22
+  // %2238 = mul f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] =
-            ((v17[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) - v24[(i0 * 10 + i1) * L + l]) *
-            v20[(i0 * 10 + i1) * L + l];
+        v20[(i0 * 10 + i1) * L + l] =
+            ((v17[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) - v29[(i0 * 10 + i1) * L + l]) *
+            v27[(i0 * 10 + i1) * L + l];
       }
     }
   }
@@ -8489,18 +8488,18 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2254 = mul f64[16,10] -> v24
+  // %2254 = mul f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] =
+        v10[(i0 * 10 + i1) * L + l] =
             ((v17[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) - v14[(i0 * 10 + i1) * L + l]) *
-            v20[(i0 * 10 + i1) * L + l];
+            v27[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2223 = contract f64[16,15] -> v20
+  // %2223 = contract f64[16,15] -> v22
   // %2239 = contract f64[16,15] -> v23
   // %2255 = contract f64[16,15] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -8526,35 +8525,35 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           acc0_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc4_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc4_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc8_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc8_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc5_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v22[(i0 * 10 + i2) * L + l], acc5_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v20[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc9_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v24[(i0 * 10 + i2) * L + l], acc9_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc6_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v22[(i0 * 10 + i2) * L + l], acc6_v[l]);
-          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v24[(i0 * 10 + i2) * L + l],
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v20[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l],
                                 acc10_v[l]);
           acc3_v[l] =
               std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
           acc7_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v22[(i0 * 10 + i2) * L + l], acc7_v[l]);
-          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v24[(i0 * 10 + i2) * L + l],
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v20[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l],
                                 acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
         v23[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
         v23[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
         v23[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
@@ -8576,13 +8575,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v22[(i0 * 15 + i1) * L + l] = acc0_v[l];
         v23[(i0 * 15 + i1) * L + l] = acc1_v[l];
         v25[(i0 * 15 + i1) * L + l] = acc2_v[l];
       }
@@ -8597,7 +8596,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 15) * L + l] + v20[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 15) * L + l] + v22[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -8614,7 +8613,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 15) * L + l] + v30[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 15) * L + l] + v31[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -8631,7 +8630,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -8639,7 +8638,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v14[i0 * L + l] = acc_v[l];
     }
   }
-  // %2248 = contract f64[16] -> v29
+  // %2248 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8662,22 +8661,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %2249 = mul f64[16] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v8[i0 * L + l] * v29[i0 * L + l];
+      v13[i0 * L + l] = v8[i0 * L + l] * v27[i0 * L + l];
     }
   }
   // %1557 = contract f64[15] -> v8
   // %2234 = contract f64[15] -> v17
-  // %2250 = contract f64[15] -> v29
+  // %2250 = contract f64[15] -> v27
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8721,10 +8720,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
       v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
       v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
-      v29[(i0 * 4) * L + l] = acc8_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc9_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc10_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc11_v[l];
+      v27[(i0 * 4) * L + l] = acc8_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -8746,28 +8745,28 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = acc0_v[l];
       v17[i0 * L + l] = acc1_v[l];
-      v29[i0 * L + l] = acc2_v[l];
+      v27[i0 * L + l] = acc2_v[l];
     }
   }
-  // %2227 = add f64[15] -> v30
+  // %2227 = add f64[15] -> v29
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v6[i0 * L + l] + v8[i0 * L + l];
+      v29[i0 * L + l] = v6[i0 * L + l] + v8[i0 * L + l];
     }
   }
-  // %2243 = add f64[15] -> v6
+  // %2244 = mul f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v17[i0 * L + l] + v9[i0 * L + l];
+      v6[i0 * L + l] = (v17[i0 * L + l] + v9[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2259 = add f64[15] -> v8
+  // %2260 = mul f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v14[i0 * L + l] + v29[i0 * L + l];
+      v8[i0 * L + l] = (v14[i0 * L + l] + v27[i0 * L + l]) * 0.33333334f;
     }
   }
   // %2263 = contract f64[16,10] -> v14
@@ -8897,7 +8896,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2272 = contract f64[16,15] -> v29
+  // %2272 = contract f64[16,15] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -8922,10 +8921,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -8941,7 +8940,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v30[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8994,18 +8993,18 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2270 = mul f64[16,10] -> v31
+  // %2270 = mul f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 10 + i1) * L + l] =
+        v27[(i0 * 10 + i1) * L + l] =
             ((v14[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v17[(i0 * 10 + i1) * L + l]) *
             (1.0f - square(v21[(i0 * 10 + i1) * L + l]));
       }
     }
   }
-  // %2271 = contract f64[16,15] -> v20
+  // %2271 = contract f64[16,15] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9019,21 +9018,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v31[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9044,12 +9043,12 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v31[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v31[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9062,7 +9061,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 15) * L + l] + v20[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 15) * L + l] + v31[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -9070,11 +9069,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2275 = add f64[15] -> v14
+  // %2276 = mul f64[15] -> v14
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v9[i0 * L + l] + v7[i0 * L + l];
+      v14[i0 * L + l] = (v9[i0 * L + l] + v7[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2279 = mul f64[15] -> adj.ln.gain
@@ -9083,23 +9082,24 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-((v2[i0 * L + l] * v30[i0 * L + l]) * 0.16666667f)) -
-                    ((v6[i0 * L + l] * 0.33333334f) * v0[i0 * L + l])) -
-                   (v0[i0 * L + l] * (v8[i0 * L + l] * 0.33333334f))) -
-                  ((v14[i0 * L + l] * 0.16666667f) * v4[i0 * L + l])) *
+        sum[l] = ((((-((v2[i0 * L + l] * v29[i0 * L + l]) * 0.16666667f)) -
+                    (v6[i0 * L + l] * v0[i0 * L + l])) -
+                   (v0[i0 * L + l] * v8[i0 * L + l])) -
+                  (v14[i0 * L + l] * v4[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2403 = mul f64[15] -> adj.ln.bias
+  // %2285 = mul f64[15] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v30[i0 * L + l] + v14[i0 * L + l]) * 0.16666667f)) -
-                         ((v8[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f));
+        sum[l] = ((((-(v29[i0 * L + l] * 0.16666667f)) - v6[i0 * L + l]) - v8[i0 * L + l]) -
+                  v14[i0 * L + l]) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -9120,14 +9120,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2404 = add f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v27[i0 * L + l] + v10[i0 * L + l];
-    }
-  }
-  // %2407 = sub f64[16,10,15] -> adj.Wk
+  // %2398 = sub f64[16,10,15] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -9136,7 +9129,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = ((-(v15[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v11[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v24[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
                      (v12[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
@@ -9144,14 +9137,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2408 = add f64[16,10] -> v10
+  // %2399 = add f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v24[i0 * L + l] + v22[i0 * L + l];
+      v11[i0 * L + l] = v10[i0 * L + l] + v20[i0 * L + l];
     }
   }
-  // %2412 = sub f64[16,10,15] -> adj.Wv
+  // %2403 = sub f64[16,10,15] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -9159,9 +9152,9 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((-(v10[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+            sum[l] = ((-(v11[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
                       (v19[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                     (v31[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
+                     (v27[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -10801,7 +10794,7 @@ const plastic_model kModel = {
             .adjoint_field = 181248,
             .step = 208896,
             .step_vjp = 476160,
-            .adjoint_step = 448000,
+            .adjoint_step = 453120,
             .output = 16384,
             .output_vjp = 54656,
             .loss = 128,

@@ -131,12 +131,12 @@ enum { fwp_oja_rde_step_vjp_lanes = 8, fwp_oja_rde_step_vjp_scratch_bytes = 4761
  *   dtheta: uniform[49521] = 49521 floats
  *   err: varying[3200] = 25600 floats, may be NULL
  *   dtheta_err: uniform[49521] = 49521 floats, may be NULL
- *   scratch: scratch arena, 448000 bytes, 64-byte aligned
+ *   scratch: scratch arena, 453120 bytes, 64-byte aligned
  */
 void fwp_oja_rde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                               const void* theta, const void* u_stages, void* z1, void* a1,
                               void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_oja_rde_adjoint_step_lanes = 8, fwp_oja_rde_adjoint_step_scratch_bytes = 448000 };
+enum { fwp_oja_rde_adjoint_step_lanes = 8, fwp_oja_rde_adjoint_step_scratch_bytes = 453120 };
 
 /* fwp_oja_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -3008,6 +3008,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162816);
   T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164864);
   T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168960);
+  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173056);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4919,7 +4920,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v64[i0 * L + l] = v63[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %1164 = contract f64[64] -> v10
+  // %1164 = contract f64[64] -> v63
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4939,17 +4940,17 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v63[(i0 * 4) * L + l] = acc0_v[l];
+      v63[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v63[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v63[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1165 = mul f64[64] -> v19
+  // %1165 = mul f64[64] -> v65
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = step(v5[i0 * L + l]) * v10[i0 * L + l];
+      v65[i0 * L + l] = step(v5[i0 * L + l]) * v63[i0 * L + l];
     }
   }
   // %1166 = contract f64[64] -> v5
@@ -4964,10 +4965,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v65[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v65[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v65[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v65[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4978,11 +4979,11 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1167 = mul f64[64] -> v10
+  // %1167 = mul f64[64] -> v63
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v5[i0 * L + l] * step(v3[i0 * L + l]);
+      v63[i0 * L + l] = v5[i0 * L + l] * step(v3[i0 * L + l]);
     }
   }
   // %1168 = contract f64[64] -> v3
@@ -4997,10 +4998,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v63[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v63[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v63[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v63[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5018,16 +5019,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v5[i0 * L + l] = v3[i0 * L + l] * step(v1[i0 * L + l]);
     }
   }
-  // %1444 = add f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v5[i0 * L + l] +
-                       (v23[i0 * L + l] + ((v33[i0 * L + l] + (v32[i0 * L + l] + v14[i0 * L + l])) +
-                                           v41[i0 * L + l]));
-    }
-  }
-  // %1445 = contract f64[32] -> v3
+  // %1170 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5039,25 +5031,29 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1446 = add f64[32] -> d.z
+  // %1176 = add f64[32] -> d.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] = z1_bar_z[i0 * L + l] + v3[i0 * L + l];
+      z0_bar_z[i0 * L + l] =
+          (v10[i0 * L + l] +
+           ((v28[i0 * L + l] + ((z1_bar_z[i0 * L + l] + v47[i0 * L + l]) + v37[i0 * L + l])) +
+            v19[i0 * L + l])) +
+          v1[i0 * L + l];
     }
   }
   // %1187 = add f64[64,32] -> d.f.layer0.weight
@@ -5098,7 +5094,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v0[i1 * L + l] * v10[i0 * L + l]) +
+          sum[l] = (v0[i1 * L + l] * v63[i0 * L + l]) +
                    ((v60[i0 * L + l] * v9[i1 * L + l]) +
                     ((v57[i0 * L + l] * v18[i1 * L + l]) +
                      ((v27[i1 * L + l] * v54[i0 * L + l]) +
@@ -5116,7 +5112,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = (v60[i0 * L + l] +
                   (v57[i0 * L + l] + ((v42[i0 * L + l] + v51[i0 * L + l]) + v54[i0 * L + l]))) +
-                 v10[i0 * L + l];
+                 v63[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -5132,7 +5128,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
                     ((((v50[i0 * L + l] * v45[i1 * L + l]) + (v38[i1 * L + l] * v53[i0 * L + l])) +
                       (v29[i1 * L + l] * v56[i0 * L + l])) +
                      (v20[i1 * L + l] * v59[i0 * L + l]))) +
-                   (v2[i1 * L + l] * v19[i0 * L + l]);
+                   (v2[i1 * L + l] * v65[i0 * L + l]);
         }
         theta_bar_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5144,7 +5140,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v19[i0 * L + l] +
+        sum[l] = v65[i0 * L + l] +
                  ((v59[i0 * L + l] + ((v50[i0 * L + l] + v53[i0 * L + l]) + v56[i0 * L + l])) +
                   v62[i0 * L + l]);
       }
@@ -5366,14 +5362,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // ncde_character.field.step.dopri5.fsal: 185 nodes
-  // %3239 = add f64[32] -> v0
+  // %3217 = add f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = z0_z[i0 * L + l] + (k_first_z[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %3298 = contract f64[64] -> v1
+  // %3276 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5399,14 +5395,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3300 = relu f64[64] -> v2
+  // %3278 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(v1[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %3301 = contract f64[64] -> v1
+  // %3279 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5432,14 +5428,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3303 = relu f64[64] -> v2
+  // %3281 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(v1[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3304 = contract f64[64] -> v1
+  // %3282 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5465,14 +5461,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3306 = relu f64[64] -> v2
+  // %3284 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(v1[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %3307 = contract f64[128] -> v3
+  // %3285 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5498,7 +5494,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3311 = contract f64[32] -> v0
+  // %3289 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5531,7 +5527,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3315 = add f64[32] -> v1
+  // %3293 = add f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5539,7 +5535,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
                        z0_z[i0 * L + l];
     }
   }
-  // %3316 = contract f64[64] -> v2
+  // %3294 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5565,14 +5561,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3318 = relu f64[64] -> v1
+  // %3296 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %3319 = contract f64[64] -> v2
+  // %3297 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5598,14 +5594,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3321 = relu f64[64] -> v1
+  // %3299 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3322 = contract f64[64] -> v2
+  // %3300 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5631,14 +5627,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3324 = relu f64[64] -> v1
+  // %3302 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %3325 = contract f64[128] -> v3
+  // %3303 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5664,7 +5660,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3329 = contract f64[32] -> v1
+  // %3307 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5697,7 +5693,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3339 = add f64[32] -> v2
+  // %3317 = add f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5707,7 +5703,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
                    (v1[i0 * L + l] * 3.5555556f)));
     }
   }
-  // %3340 = contract f64[64] -> v3
+  // %3318 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5733,14 +5729,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3342 = relu f64[64] -> v2
+  // %3320 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %3343 = contract f64[64] -> v3
+  // %3321 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5766,14 +5762,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3345 = relu f64[64] -> v2
+  // %3323 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %3346 = contract f64[64] -> v3
+  // %3324 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5799,14 +5795,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3348 = relu f64[64] -> v2
+  // %3326 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %3349 = contract f64[128] -> v3
+  // %3327 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5832,7 +5828,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3353 = contract f64[32] -> v2
+  // %3331 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5865,7 +5861,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3357 = add f64[32] -> v3
+  // %3335 = add f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5876,7 +5872,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
           z0_z[i0 * L + l];
     }
   }
-  // %3358 = contract f64[64] -> v4
+  // %3336 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5902,14 +5898,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3360 = relu f64[64] -> v3
+  // %3338 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(v4[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %3361 = contract f64[64] -> v4
+  // %3339 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5935,14 +5931,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3363 = relu f64[64] -> v3
+  // %3341 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3364 = contract f64[64] -> v4
+  // %3342 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5968,14 +5964,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3366 = relu f64[64] -> v3
+  // %3344 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %3367 = contract f64[128] -> v5
+  // %3345 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6001,7 +5997,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3371 = contract f64[32] -> v4
+  // %3349 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6034,7 +6030,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3381 = add f64[32] -> v3
+  // %3359 = add f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6047,7 +6043,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
           z0_z[i0 * L + l];
     }
   }
-  // %3382 = contract f64[64] -> v5
+  // %3360 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6073,14 +6069,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3384 = relu f64[64] -> v3
+  // %3362 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(f_layer0_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %3385 = contract f64[64] -> v5
+  // %3363 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6106,14 +6102,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3387 = relu f64[64] -> v3
+  // %3365 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(v5[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3388 = contract f64[64] -> v5
+  // %3366 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6139,14 +6135,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3390 = relu f64[64] -> v3
+  // %3368 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(f_layer2_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %3391 = contract f64[128] -> v5
+  // %3369 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6172,7 +6168,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3395 = contract f64[32] -> v0
+  // %3373 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6205,7 +6201,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3405 = add f64[32] -> z
+  // %3383 = add f64[32] -> z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6218,7 +6214,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
           z0_z[i0 * L + l];
     }
   }
-  // %3414 = contract f64[64] -> v3
+  // %3392 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6244,14 +6240,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3416 = relu f64[64] -> v5
+  // %3394 = relu f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = relu(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %3417 = contract f64[64] -> v3
+  // %3395 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6277,14 +6273,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3419 = relu f64[64] -> v5
+  // %3397 = relu f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = relu(v3[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3420 = contract f64[64] -> v3
+  // %3398 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6310,14 +6306,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3422 = relu f64[64] -> v5
+  // %3400 = relu f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = relu(v3[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %3423 = contract f64[128] -> v3
+  // %3401 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6343,7 +6339,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3427 = contract f64[32] -> v5
+  // %3405 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6376,7 +6372,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3430 = mul f64[32] -> err.z
+  // %3408 = mul f64[32] -> err.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6389,7 +6385,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   if (k_last) {
-    // output k_last.z = %3427
+    // output k_last.z = %3405
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7676,7 +7672,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
                           T(h));
     }
   }
-  // %1447 = contract f64[32,4] -> v47
+  // %1425 = contract f64[32,4] -> v47
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -7685,14 +7681,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %1449 = mul f64[128] -> v49
+  // %1427 = mul f64[128] -> v49
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v49[i0 * L + l] = v47[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %1450 = contract f64[64] -> v7
+  // %1428 = contract f64[64] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7718,14 +7714,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1451 = mul f64[64] -> v47
+  // %1429 = mul f64[64] -> v47
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v47[i0 * L + l] = v7[i0 * L + l] * step(v5[i0 * L + l]);
     }
   }
-  // %1452 = contract f64[64] -> v5
+  // %1430 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7751,14 +7747,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1453 = mul f64[64] -> v7
+  // %1431 = mul f64[64] -> v7
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
     }
   }
-  // %1454 = contract f64[64] -> v3
+  // %1432 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7784,14 +7780,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1455 = mul f64[64] -> v5
+  // %1433 = mul f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %1456 = contract f64[32] -> v1
+  // %1434 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7817,14 +7813,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2077 = sub f64[32] -> v3
+  // %2055 = sub f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %2594 = contract f64[32,4] -> v50
+  // %2572 = contract f64[32,4] -> v50
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -7833,14 +7829,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2596 = mul f64[128] -> v51
+  // %2574 = mul f64[128] -> v51
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v51[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v50[i0 * L + l];
     }
   }
-  // %2597 = contract f64[64] -> v3
+  // %2575 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7866,14 +7862,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2598 = mul f64[64] -> v14
+  // %2576 = mul f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = step(v11[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %2599 = contract f64[64] -> v3
+  // %2577 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7899,14 +7895,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2600 = mul f64[64] -> v11
+  // %2578 = mul f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = v3[i0 * L + l] * step(v9[i0 * L + l]);
     }
   }
-  // %2601 = contract f64[64] -> v3
+  // %2579 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7932,14 +7928,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2602 = mul f64[64] -> v9
+  // %2580 = mul f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v3[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
-  // %2603 = contract f64[32] -> v3
+  // %2581 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7965,7 +7961,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2608 = add f64[32] -> v9
+  // %2586 = add f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7973,7 +7969,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
           (T(h) * ((-(v3[i0 * L + l] * 0.225f)) - (v1[i0 * L + l] * 0.075f))) + a0[i0 * L + l];
     }
   }
-  // %2609 = contract f64[32,4] -> v14
+  // %2587 = contract f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -7982,14 +7978,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2611 = mul f64[128] -> v50
+  // %2589 = mul f64[128] -> v50
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v50[i0 * L + l] = (1.0f - square(v21[i0 * L + l])) * v14[i0 * L + l];
     }
   }
-  // %2612 = contract f64[64] -> v9
+  // %2590 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8015,14 +8011,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2613 = mul f64[64] -> v10
+  // %2591 = mul f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = step(v19[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %2614 = contract f64[64] -> v9
+  // %2592 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8048,14 +8044,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2615 = mul f64[64] -> v11
+  // %2593 = mul f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = v9[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
-  // %2616 = contract f64[64] -> v9
+  // %2594 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8081,14 +8077,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2617 = mul f64[64] -> v17
+  // %2595 = mul f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = step(v15[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %2618 = contract f64[32] -> v9
+  // %2596 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8114,7 +8110,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2626 = add f64[32] -> v15
+  // %2604 = add f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8124,7 +8120,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
           a0[i0 * L + l];
     }
   }
-  // %2627 = contract f64[32,4] -> v14
+  // %2605 = contract f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -8133,14 +8129,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2629 = mul f64[128] -> v21
+  // %2607 = mul f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v30[i0 * L + l]));
     }
   }
-  // %2630 = contract f64[64] -> v15
+  // %2608 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8166,14 +8162,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2631 = mul f64[64] -> v19
+  // %2609 = mul f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = step(v28[i0 * L + l]) * v15[i0 * L + l];
     }
   }
-  // %2632 = contract f64[64] -> v15
+  // %2610 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8199,14 +8195,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2633 = mul f64[64] -> v28
+  // %2611 = mul f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = step(v26[i0 * L + l]) * v15[i0 * L + l];
     }
   }
-  // %2634 = contract f64[64] -> v15
+  // %2612 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8232,14 +8228,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2635 = mul f64[64] -> v26
+  // %2613 = mul f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = step(v24[i0 * L + l]) * v15[i0 * L + l];
     }
   }
-  // %2636 = contract f64[32] -> v15
+  // %2614 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8265,7 +8261,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2646 = add f64[32] -> v24
+  // %2624 = add f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8275,7 +8271,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
                         a0[i0 * L + l];
     }
   }
-  // %2647 = contract f64[32,4] -> v14
+  // %2625 = contract f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -8284,14 +8280,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2649 = mul f64[128] -> v30
+  // %2627 = mul f64[128] -> v30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v39[i0 * L + l]));
     }
   }
-  // %2650 = contract f64[64] -> v24
+  // %2628 = contract f64[64] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8317,14 +8313,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2651 = mul f64[64] -> v14
+  // %2629 = mul f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v24[i0 * L + l] * step(v37[i0 * L + l]);
     }
   }
-  // %2652 = contract f64[64] -> v24
+  // %2630 = contract f64[64] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8350,14 +8346,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2653 = mul f64[64] -> v37
+  // %2631 = mul f64[64] -> v37
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v37[i0 * L + l] = v24[i0 * L + l] * step(v35[i0 * L + l]);
     }
   }
-  // %2654 = contract f64[64] -> v24
+  // %2632 = contract f64[64] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8383,14 +8379,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2655 = mul f64[64] -> v35
+  // %2633 = mul f64[64] -> v35
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v24[i0 * L + l] * step(v33[i0 * L + l]);
     }
   }
-  // %2656 = contract f64[32] -> v24
+  // %2634 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8416,7 +8412,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2668 = add f64[32] -> v33
+  // %2646 = add f64[32] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8428,7 +8424,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
                         a0[i0 * L + l];
     }
   }
-  // %2669 = contract f64[32,4] -> v39
+  // %2647 = contract f64[32,4] -> v39
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -8437,14 +8433,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2671 = mul f64[128] -> v51
+  // %2649 = mul f64[128] -> v51
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v51[i0 * L + l] = (1.0f - square(v48[i0 * L + l])) * v39[i0 * L + l];
     }
   }
-  // %2672 = contract f64[64] -> v3
+  // %2650 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8470,14 +8466,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2673 = mul f64[64] -> v33
+  // %2651 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = step(v46[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %2674 = contract f64[64] -> v3
+  // %2652 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8503,14 +8499,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2675 = mul f64[64] -> v46
+  // %2653 = mul f64[64] -> v46
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v46[i0 * L + l] = v3[i0 * L + l] * step(v44[i0 * L + l]);
     }
   }
-  // %2676 = contract f64[64] -> v3
+  // %2654 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8536,14 +8532,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2677 = mul f64[64] -> v44
+  // %2655 = mul f64[64] -> v44
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v44[i0 * L + l] = v3[i0 * L + l] * step(v42[i0 * L + l]);
     }
   }
-  // %2678 = contract f64[32] -> v3
+  // %2656 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8569,7 +8565,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2682 = add f64[32] -> a.z
+  // %2660 = add f64[32] -> a.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8581,17 +8577,17 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
                        a0[i0 * L + l];
     }
   }
-  // %2064 = broadcast f64[32,4] -> adj.zeta.weight, err.adj.zeta.weight
+  // %2042 = broadcast f64[32,4] -> adj.zeta.weight, err.adj.zeta.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_zeta_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2065 = broadcast f64[32] -> adj.zeta.bias, err.adj.zeta.bias
+  // %2043 = broadcast f64[32] -> adj.zeta.bias, err.adj.zeta.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_zeta_bias[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 128] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2694 = sub f64[64,32] -> adj.f.layer0.weight
+  // %2672 = sub f64[64,32] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -8608,7 +8604,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2704 = mul f64[64] -> adj.f.layer0.bias
+  // %2682 = mul f64[64] -> adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -8622,7 +8618,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2716 = sub f64[64,64] -> adj.f.layer1.weight
+  // %2694 = sub f64[64,64] -> adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -8639,7 +8635,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2725 = mul f64[64] -> adj.f.layer1.bias
+  // %2703 = mul f64[64] -> adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -8653,7 +8649,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2738 = sub f64[64,64] -> adj.f.layer2.weight
+  // %2716 = sub f64[64,64] -> adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -8670,7 +8666,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2748 = mul f64[64] -> adj.f.layer2.bias
+  // %2726 = mul f64[64] -> adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -8684,7 +8680,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2760 = sub f64[128,64] -> adj.f.layer3.weight
+  // %2738 = sub f64[128,64] -> adj.f.layer3.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -8701,7 +8697,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2769 = mul f64[128] -> adj.f.layer3.bias
+  // %2747 = mul f64[128] -> adj.f.layer3.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -8716,12 +8712,12 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       dtheta_f_layer3_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2066 = broadcast f64[20,32] -> adj.out.weight, err.adj.out.weight
+  // %2044 = broadcast f64[20,32] -> adj.out.weight, err.adj.out.weight
   for (int64_t i0 = 0; i0 < 640; ++i0) {
     dtheta_out_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 18912] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2067 = broadcast f64[20] -> adj.out.bias, err.adj.out.bias
+  // %2045 = broadcast f64[20] -> adj.out.bias, err.adj.out.bias
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     dtheta_out_bias[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 19552] += (T(h) * 0.0f) * 8.0f;
@@ -8920,7 +8916,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
                   (v55[i0 * L + l] * (-0.025f)));
     }
   }
-  // %2782 = contract f64[32,4] -> v6
+  // %2760 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -8929,14 +8925,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2784 = mul f64[128] -> v20
+  // %2762 = mul f64[128] -> v20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = (1.0f - square(v56[i0 * L + l])) * v6[i0 * L + l];
     }
   }
-  // %2785 = contract f64[64] -> v6
+  // %2763 = contract f64[64] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8962,14 +8958,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2787 = mul f64[64] -> v29
+  // %2765 = mul f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = step(v54[i0 * L + l]) * v6[i0 * L + l];
     }
   }
-  // %2788 = contract f64[64] -> v54
+  // %2766 = contract f64[64] -> v54
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8995,14 +8991,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2789 = mul f64[64] -> v6
+  // %2767 = mul f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = step(v52[i0 * L + l]) * v54[i0 * L + l];
     }
   }
-  // %2790 = contract f64[64] -> v52
+  // %2768 = contract f64[64] -> v52
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9028,14 +9024,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v52[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2791 = mul f64[64] -> v54
+  // %2769 = mul f64[64] -> v54
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v54[i0 * L + l] = step(v39[i0 * L + l]) * v52[i0 * L + l];
     }
   }
-  // %2792 = contract f64[32] -> v8
+  // %2770 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9061,7 +9057,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2795 = mul f64[32] -> err.a.z
+  // %2773 = mul f64[32] -> err.a.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9073,7 +9069,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
                   (v8[i0 * L + l] * (-0.025f)));
     }
   }
-  // %2810 = add f64[64,32] -> err.adj.f.layer0.weight
+  // %2788 = add f64[64,32] -> err.adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -9091,7 +9087,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2821 = mul f64[64] -> err.adj.f.layer0.bias
+  // %2799 = mul f64[64] -> err.adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -9107,14 +9103,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       dtheta_err[i0 + 2208] += lane_sum<L>(sum);
     }
   }
-  // %2827 = mul f64[64] -> v1
+  // %2805 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v28[i0 * L + l] * 0.036979165f;
     }
   }
-  // %2837 = add f64[64,64] -> err.adj.f.layer1.weight
+  // %2815 = add f64[64,64] -> err.adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -9132,7 +9128,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2847 = mul f64[64] -> err.adj.f.layer1.bias
+  // %2825 = mul f64[64] -> err.adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -9148,14 +9144,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       dtheta_err[i0 + 6368] += lane_sum<L>(sum);
     }
   }
-  // %2858 = mul f64[64] -> v0
+  // %2836 = mul f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v33[i0 * L + l] * 0.041904762f;
     }
   }
-  // %2863 = add f64[64,64] -> err.adj.f.layer2.weight
+  // %2841 = add f64[64,64] -> err.adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -9173,7 +9169,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2873 = mul f64[64] -> err.adj.f.layer2.bias
+  // %2851 = mul f64[64] -> err.adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -9189,7 +9185,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       dtheta_err[i0 + 10528] += lane_sum<L>(sum);
     }
   }
-  // %2888 = add f64[128,64] -> err.adj.f.layer3.weight
+  // %2866 = add f64[128,64] -> err.adj.f.layer3.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -9207,7 +9203,7 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2899 = mul f64[128] -> err.adj.f.layer3.bias
+  // %2877 = mul f64[128] -> err.adj.f.layer3.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -9678,7 +9674,7 @@ const plastic_model kModel = {
             .field_vjp = 26624,
             .adjoint_field = 32768,
             .step = 20480,
-            .step_vjp = 173056,
+            .step_vjp = 175104,
             .step_adaptive = 15360,
             .adjoint_step = 147456,
             .output = 640,

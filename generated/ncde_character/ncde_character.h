@@ -112,12 +112,12 @@ enum { ncde_character_step_lanes = 8, ncde_character_step_scratch_bytes = 20480 
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[19572] = 19572 floats
  *   u_stages_bar: varying[56] = 448 floats, may be NULL
- *   scratch: scratch arena, 173056 bytes, 64-byte aligned
+ *   scratch: scratch arena, 175104 bytes, 64-byte aligned
  */
 void ncde_character_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                              const void* u_stages, const void* z1_bar, void* z0_bar,
                              void* theta_bar, void* u_stages_bar, void* scratch);
-enum { ncde_character_step_vjp_lanes = 8, ncde_character_step_vjp_scratch_bytes = 173056 };
+enum { ncde_character_step_vjp_lanes = 8, ncde_character_step_vjp_scratch_bytes = 175104 };
 
 /* ncde_character_step_adaptive: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

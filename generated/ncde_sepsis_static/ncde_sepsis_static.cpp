@@ -2847,9 +2847,12 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 684032);
   T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 754688);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 825344);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 896000);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 966656);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1037312);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 827392);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 898048);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 968704);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 970752);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1041408);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1112064);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3757,7 +3760,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v35[i0 * L + l] = (1.0f - square(v23[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %541 = contract f64[64] -> v25
+  // %541 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3777,17 +3780,17 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %542 = mul f64[64] -> v34
+  // %542 = mul f64[64] -> v36
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = step(v21[i0 * L + l]) * v25[i0 * L + l];
+      v36[i0 * L + l] = step(v21[i0 * L + l]) * v34[i0 * L + l];
     }
   }
   // %543 = contract f64[64] -> v21
@@ -3802,10 +3805,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3816,11 +3819,11 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %544 = mul f64[64] -> v25
+  // %544 = mul f64[64] -> v34
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v21[i0 * L + l] * step(v19[i0 * L + l]);
+      v34[i0 * L + l] = v21[i0 * L + l] * step(v19[i0 * L + l]);
     }
   }
   // %545 = contract f64[64] -> v19
@@ -3835,10 +3838,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3890,23 +3893,23 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
           (v17[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
     }
   }
-  // %550 = contract f64[32,69] -> v36
+  // %550 = contract f64[32,69] -> v37
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 69 + i1) * L + l] = v19[i0 * L + l] * u_stages[(i1 + 76) * L + l];
+        v37[(i0 * 69 + i1) * L + l] = v19[i0 * L + l] * u_stages[(i1 + 76) * L + l];
       }
     }
   }
-  // %552 = mul f64[2208] -> v37
+  // %552 = mul f64[2208] -> v38
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v36[i0 * L + l];
+      v38[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v37[i0 * L + l];
     }
   }
-  // %553 = contract f64[64] -> v17
+  // %553 = contract f64[64] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3918,25 +3921,25 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 4) * L + l] = acc0_v[l];
+      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %554 = mul f64[64] -> v36
+  // %554 = mul f64[64] -> v39
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = step(v13[i0 * L + l]) * v17[i0 * L + l];
+      v39[i0 * L + l] = step(v13[i0 * L + l]) * v37[i0 * L + l];
     }
   }
   // %555 = contract f64[64] -> v13
@@ -3951,10 +3954,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3965,11 +3968,11 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %556 = mul f64[64] -> v17
+  // %556 = mul f64[64] -> v37
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v13[i0 * L + l] * step(v11[i0 * L + l]);
+      v37[i0 * L + l] = v13[i0 * L + l] * step(v11[i0 * L + l]);
     }
   }
   // %557 = contract f64[64] -> v11
@@ -3984,10 +3987,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4039,23 +4042,23 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
           (v9[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
     }
   }
-  // %562 = contract f64[32,69] -> v38
+  // %562 = contract f64[32,69] -> v40
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 69 + i1) * L + l] = u_stages[i1 * L + l] * v11[i0 * L + l];
+        v40[(i0 * 69 + i1) * L + l] = u_stages[i1 * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %564 = mul f64[2208] -> v39
+  // %564 = mul f64[2208] -> v41
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+      v41[i0 * L + l] = v40[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %565 = contract f64[64] -> v9
+  // %565 = contract f64[64] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4067,25 +4070,25 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v40[(i0 * 4) * L + l] = acc0_v[l];
+      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %566 = mul f64[64] -> v38
+  // %566 = mul f64[64] -> v42
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v9[i0 * L + l] * step(v5[i0 * L + l]);
+      v42[i0 * L + l] = v40[i0 * L + l] * step(v5[i0 * L + l]);
     }
   }
   // %567 = contract f64[64] -> v5
@@ -4100,10 +4103,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4114,11 +4117,11 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %568 = mul f64[64] -> v9
+  // %568 = mul f64[64] -> v40
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
+      v40[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
     }
   }
   // %569 = contract f64[64] -> v3
@@ -4133,10 +4136,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4154,14 +4157,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v5[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %680 = add f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v29[i0 * L + l] + (v13[i0 * L + l] + v21[i0 * L + l])) + v5[i0 * L + l];
-    }
-  }
-  // %681 = contract f64[32] -> v3
+  // %571 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4173,25 +4169,27 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %682 = add f64[32] -> d.z
+  // %575 = add f64[32] -> d.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] = z1_bar_z[i0 * L + l] + v3[i0 * L + l];
+      z0_bar_z[i0 * L + l] =
+          (v9[i0 * L + l] + (v17[i0 * L + l] + (z1_bar_z[i0 * L + l] + v25[i0 * L + l]))) +
+          v1[i0 * L + l];
     }
   }
   // %582 = add f64[64,32] -> d.f.layer0.weight
@@ -4227,9 +4225,9 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v9[i0 * L + l] * v0[i1 * L + l]) +
-                   (((v14[i1 * L + l] * v25[i0 * L + l]) + (v22[i1 * L + l] * v30[i0 * L + l])) +
-                    (v17[i0 * L + l] * v6[i1 * L + l]));
+          sum[l] = (v40[i0 * L + l] * v0[i1 * L + l]) +
+                   (((v14[i1 * L + l] * v34[i0 * L + l]) + (v22[i1 * L + l] * v30[i0 * L + l])) +
+                    (v37[i0 * L + l] * v6[i1 * L + l]));
         }
         theta_bar_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -4241,7 +4239,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v17[i0 * L + l] + (v25[i0 * L + l] + v30[i0 * L + l])) + v9[i0 * L + l];
+        sum[l] = (v37[i0 * L + l] + (v34[i0 * L + l] + v30[i0 * L + l])) + v40[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -4253,9 +4251,9 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v36[i0 * L + l] * v10[i1 * L + l]) +
-                    ((v26[i1 * L + l] * v33[i0 * L + l]) + (v18[i1 * L + l] * v34[i0 * L + l]))) +
-                   (v38[i0 * L + l] * v2[i1 * L + l]);
+          sum[l] = ((v39[i0 * L + l] * v10[i1 * L + l]) +
+                    ((v26[i1 * L + l] * v33[i0 * L + l]) + (v18[i1 * L + l] * v36[i0 * L + l]))) +
+                   (v42[i0 * L + l] * v2[i1 * L + l]);
         }
         theta_bar_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -4267,7 +4265,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v38[i0 * L + l] + ((v33[i0 * L + l] + v34[i0 * L + l]) + v36[i0 * L + l]);
+        sum[l] = v42[i0 * L + l] + ((v33[i0 * L + l] + v36[i0 * L + l]) + v39[i0 * L + l]);
       }
       theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -4279,9 +4277,9 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v39[i0 * L + l] * v4[i1 * L + l]) +
+          sum[l] = (v41[i0 * L + l] * v4[i1 * L + l]) +
                    (((v20[i1 * L + l] * v35[i0 * L + l]) + (v31[i0 * L + l] * v28[i1 * L + l])) +
-                    (v12[i1 * L + l] * v37[i0 * L + l]));
+                    (v12[i1 * L + l] * v38[i0 * L + l]));
         }
         theta_bar_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -4293,7 +4291,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v39[i0 * L + l] + ((v31[i0 * L + l] + v35[i0 * L + l]) + v37[i0 * L + l]);
+        sum[l] = v41[i0 * L + l] + ((v31[i0 * L + l] + v35[i0 * L + l]) + v38[i0 * L + l]);
       }
       theta_bar_f_layer3_bias[i0] += lane_sum<L>(sum);
     }
@@ -4555,7 +4553,7 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   for (int64_t i = 10272; i < 164224; ++i) {
     dtheta[i] = 0.0f;
   }
-  // ncde_sepsis_static.field.adjoint.step.rk4: 263 nodes
+  // ncde_sepsis_static.field.adjoint.step.rk4: 262 nodes
   // %2 = contract f64[64] -> v0
   // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -5331,7 +5329,7 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
                          z0_z[i0 * L + l];
     }
   }
-  // %683 = contract f64[32,69] -> v6
+  // %672 = contract f64[32,69] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5340,14 +5338,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %685 = mul f64[2208] -> v15
+  // %674 = mul f64[2208] -> v15
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v6[i0 * L + l];
     }
   }
-  // %686 = contract f64[64] -> v6
+  // %675 = contract f64[64] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5373,14 +5371,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %687 = mul f64[64] -> v7
+  // %676 = mul f64[64] -> v7
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v6[i0 * L + l] * step(v5[i0 * L + l]);
     }
   }
-  // %688 = contract f64[64] -> v5
+  // %677 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5406,14 +5404,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %689 = mul f64[64] -> v6
+  // %678 = mul f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
     }
   }
-  // %690 = contract f64[64] -> v3
+  // %679 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5439,14 +5437,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %691 = mul f64[64] -> v5
+  // %680 = mul f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %692 = contract f64[32] -> v1
+  // %681 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5472,14 +5470,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %951 = sub f64[32] -> v3
+  // %940 = sub f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1110 = contract f64[32,69] -> v24
+  // %1099 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5488,14 +5486,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1112 = mul f64[2208] -> v33
+  // %1101 = mul f64[2208] -> v33
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %1113 = contract f64[64] -> v3
+  // %1102 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5521,14 +5519,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1114 = mul f64[64] -> v16
+  // %1103 = mul f64[64] -> v16
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v3[i0 * L + l] * step(v14[i0 * L + l]);
     }
   }
-  // %1115 = contract f64[64] -> v3
+  // %1104 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5554,14 +5552,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1117 = mul f64[64] -> v14
+  // %1106 = mul f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v3[i0 * L + l] * step(v12[i0 * L + l]);
     }
   }
-  // %1118 = contract f64[64] -> v3
+  // %1107 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5587,14 +5585,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1119 = mul f64[64] -> v12
+  // %1108 = mul f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = step(v10[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %1120 = contract f64[32] -> v3
+  // %1109 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5620,14 +5618,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1126 = sub f64[32] -> v10
+  // %1115 = sub f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = a0[i0 * L + l] - (v3[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1127 = contract f64[32,69] -> v24
+  // %1116 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5636,14 +5634,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1129 = mul f64[2208] -> v35
+  // %1118 = mul f64[2208] -> v35
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
     }
   }
-  // %1130 = contract f64[64] -> v10
+  // %1119 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5669,14 +5667,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1132 = mul f64[64] -> v24
+  // %1121 = mul f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v10[i0 * L + l] * step(v23[i0 * L + l]);
     }
   }
-  // %1133 = contract f64[64] -> v10
+  // %1122 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5702,14 +5700,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1135 = mul f64[64] -> v23
+  // %1124 = mul f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = step(v21[i0 * L + l]) * v10[i0 * L + l];
     }
   }
-  // %1136 = contract f64[64] -> v10
+  // %1125 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5735,14 +5733,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1138 = mul f64[64] -> v21
+  // %1127 = mul f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v10[i0 * L + l] * step(v19[i0 * L + l]);
     }
   }
-  // %1139 = contract f64[32] -> v10
+  // %1128 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5768,14 +5766,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1148 = sub f64[32] -> v19
+  // %1137 = sub f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = a0[i0 * L + l] - (T(h) * v10[i0 * L + l]);
     }
   }
-  // %1149 = contract f64[32,69] -> v25
+  // %1138 = contract f64[32,69] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5784,14 +5782,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1151 = mul f64[2208] -> v36
+  // %1140 = mul f64[2208] -> v36
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v36[i0 * L + l] = (1.0f - square(v34[i0 * L + l])) * v25[i0 * L + l];
     }
   }
-  // %1152 = contract f64[64] -> v19
+  // %1141 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5817,14 +5815,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1153 = mul f64[64] -> v25
+  // %1142 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v19[i0 * L + l] * step(v32[i0 * L + l]);
     }
   }
-  // %1154 = contract f64[64] -> v19
+  // %1143 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5850,14 +5848,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1155 = mul f64[64] -> v32
+  // %1144 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = step(v30[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %1156 = contract f64[64] -> v19
+  // %1145 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5883,21 +5881,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1157 = mul f64[64] -> v30
+  // %1146 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = step(v28[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %1158 = mul f64[64] -> v19
+  // %1147 = mul f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v30[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1159 = contract f64[32] -> v28
+  // %1148 = contract f64[32] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5923,7 +5921,7 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1283 = add f64[32] -> a.z
+  // %1272 = add f64[32] -> a.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5933,23 +5931,23 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
                        a0[i0 * L + l];
     }
   }
-  // %935 = broadcast f64[256,7] -> adj.zeta.layer0.weight
+  // %924 = broadcast f64[256,7] -> adj.zeta.layer0.weight
   for (int64_t i0 = 0; i0 < 1792; ++i0) {
     dtheta_zeta_layer0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %936 = broadcast f64[256] -> adj.zeta.layer0.bias
+  // %925 = broadcast f64[256] -> adj.zeta.layer0.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_zeta_layer0_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %937 = broadcast f64[32,256] -> adj.zeta.layer1.weight
+  // %926 = broadcast f64[32,256] -> adj.zeta.layer1.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_zeta_layer1_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %938 = broadcast f64[32] -> adj.zeta.layer1.bias
+  // %927 = broadcast f64[32] -> adj.zeta.layer1.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_zeta_layer1_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1172 = sub f64[64,32] -> adj.f.layer0.weight
+  // %1161 = sub f64[64,32] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -5965,34 +5963,34 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1292 = mul f64[64] -> adj.f.layer0.bias
+  // %1277 = mul f64[64] -> adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v5[i0 * L + l] + v30[i0 * L + l]) * 0.16666667f)) -
-                  ((v21[i0 * L + l] + v12[i0 * L + l]) * 0.33333334f)) *
-                 T(h);
+        sum[l] = T(h) * (((-(v5[i0 * L + l] * 0.16666667f)) -
+                          ((v21[i0 * L + l] + v12[i0 * L + l]) * 0.33333334f)) -
+                         v19[i0 * L + l]);
       }
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %859 = mul f64[64] -> v1
+  // %848 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v6[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1183 = contract f64[64] -> v3
+  // %1171 = mul f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v23[i0 * L + l] * 0.33333334f) * T(h);
+      v3[i0 * L + l] = v23[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1188 = sub f64[64,64] -> adj.f.layer1.weight
+  // %1177 = sub f64[64,64] -> adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -6001,76 +5999,76 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (((-(v1[i0 * L + l] * (v0[i1 * L + l] * T(h)))) -
                      (v14[i0 * L + l] * (v9[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                    (v3[i0 * L + l] * v18[i1 * L + l])) -
+                    ((v3[i0 * L + l] * T(h)) * v18[i1 * L + l])) -
                    ((v32[i0 * L + l] * (T(h) * 0.16666667f)) * v27[i1 * L + l]);
         }
         dtheta_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1301 = mul f64[64] -> adj.f.layer1.bias
+  // %1183 = mul f64[64] -> adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v6[i0 * L + l] + v32[i0 * L + l]) * 0.16666667f)) -
-                         ((v14[i0 * L + l] + v23[i0 * L + l]) * 0.33333334f));
+        sum[l] = T(h) * ((((-v1[i0 * L + l]) - (v14[i0 * L + l] * 0.33333334f)) - v3[i0 * L + l]) -
+                         (v32[i0 * L + l] * 0.16666667f));
       }
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1059 = contract f64[64] -> v0
+  // %872 = mul f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (v7[i0 * L + l] * 0.16666667f) * T(h);
+      v0[i0 * L + l] = v7[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1196 = mul f64[64] -> v1
+  // %1185 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1200 = contract f64[64] -> v3
+  // %1188 = mul f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v24[i0 * L + l] * 0.33333334f) * T(h);
+      v3[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1205 = sub f64[64,64] -> adj.f.layer2.weight
+  // %1194 = sub f64[64,64] -> adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i0 * L + l] * v2[i1 * L + l])) -
+          sum[l] = (((-((v0[i0 * L + l] * T(h)) * v2[i1 * L + l])) -
                      ((v11[i1 * L + l] * T(h)) * v1[i0 * L + l])) -
-                    (v3[i0 * L + l] * v20[i1 * L + l])) -
+                    ((v3[i0 * L + l] * T(h)) * v20[i1 * L + l])) -
                    ((v29[i1 * L + l] * (T(h) * 0.16666667f)) * v25[i0 * L + l]);
         }
         dtheta_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1310 = mul f64[64] -> adj.f.layer2.bias
+  // %1199 = mul f64[64] -> adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v7[i0 * L + l] + v25[i0 * L + l]) * 0.16666667f)) -
-                  ((v24[i0 * L + l] + v16[i0 * L + l]) * 0.33333334f)) *
+        sum[l] = ((((-v0[i0 * L + l]) - v1[i0 * L + l]) - v3[i0 * L + l]) -
+                  (v25[i0 * L + l] * 0.16666667f)) *
                  T(h);
       }
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1220 = sub f64[2208,64] -> adj.f.layer3.weight
+  // %1209 = sub f64[2208,64] -> adj.f.layer3.weight
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -6086,7 +6084,7 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1319 = mul f64[2208] -> adj.f.layer3.bias
+  // %1286 = mul f64[2208] -> adj.f.layer3.bias
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     {
       T sum[L];
@@ -6098,11 +6096,11 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       dtheta_f_layer3_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %939 = broadcast f64[1,32] -> adj.out.weight
+  // %928 = broadcast f64[1,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %940 = broadcast f64[1] -> adj.out.bias
+  // %929 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -6472,7 +6470,7 @@ const plastic_model kModel = {
             .field_vjp = 226304,
             .adjoint_field = 299008,
             .step = 147456,
-            .step_vjp = 1107968,
+            .step_vjp = 1114112,
             .adjoint_step = 758784,
             .output = 64,
             .output_vjp = 0,

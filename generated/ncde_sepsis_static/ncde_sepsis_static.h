@@ -124,12 +124,12 @@ enum { ncde_sepsis_static_step_lanes = 8, ncde_sepsis_static_step_scratch_bytes 
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[164257] = 164257 floats
  *   u_stages_bar: varying[304] = 2432 floats, may be NULL
- *   scratch: scratch arena, 1107968 bytes, 64-byte aligned
+ *   scratch: scratch arena, 1114112 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_step_vjp(const void* ctx, double t, double h, const void* z0,
                                  const void* theta, const void* u_stages, const void* z1_bar,
                                  void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { ncde_sepsis_static_step_vjp_lanes = 8, ncde_sepsis_static_step_vjp_scratch_bytes = 1107968 };
+enum { ncde_sepsis_static_step_vjp_lanes = 8, ncde_sepsis_static_step_vjp_scratch_bytes = 1114112 };
 
 /* ncde_sepsis_static_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2593,11 +2593,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183296);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 198656);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 200704);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216064);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 231424);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202752);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 218112);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 233472);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248832);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 264192);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 235520);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 237568);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 252928);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 268288);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 270336);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3437,7 +3440,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v31[i0 * L + l] = v30[i0 * L + l];
     }
   }
-  // %525 = contract f64[64] -> v22
+  // %525 = contract f64[64] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3457,20 +3460,20 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %526 = mul f64[64] -> v30
+  // %526 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v22[i0 * L + l];
+      v32[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v30[i0 * L + l];
     }
   }
-  // %527 = contract f64[64] -> v22
+  // %527 = contract f64[64] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3482,25 +3485,25 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %529 = mul f64[64] -> v32
+  // %529 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v22[i0 * L + l] * step(v17[i0 * L + l]);
+      v33[i0 * L + l] = v30[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
   // %530 = contract f64[64] -> v17
@@ -3515,10 +3518,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3529,11 +3532,11 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %531 = mul f64[64] -> v22
+  // %531 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = step(v15[i0 * L + l]) * v17[i0 * L + l];
+      v30[i0 * L + l] = step(v15[i0 * L + l]) * v17[i0 * L + l];
     }
   }
   // %532 = contract f64[32] -> v15
@@ -3548,10 +3551,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3570,23 +3573,23 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
           (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f)) + (v15[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %535 = contract f64[32,15] -> v33
+  // %535 = contract f64[32,15] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 15 + i1) * L + l] = v17[i0 * L + l] * u_stages[(i1 + 25) * L + l];
+        v34[(i0 * 15 + i1) * L + l] = v17[i0 * L + l] * u_stages[(i1 + 25) * L + l];
       }
     }
   }
-  // %536 = reshape f64[480] -> v34
+  // %536 = reshape f64[480] -> v35
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v33[i0 * L + l];
+      v35[i0 * L + l] = v34[i0 * L + l];
     }
   }
-  // %537 = contract f64[64] -> v15
+  // %537 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3598,177 +3601,28 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %540 = mul f64[64] -> v33
+  // %540 = mul f64[64] -> v36
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v15[i0 * L + l];
+      v36[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %541 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %542 = mul f64[64] -> v35
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = step(v10[i0 * L + l]) * v15[i0 * L + l];
-    }
-  }
-  // %543 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %544 = mul f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = step(v8[i0 * L + l]) * v10[i0 * L + l];
-    }
-  }
-  // %545 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %547 = add f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] =
-          (v8[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
-    }
-  }
-  // %548 = contract f64[32,15] -> v36
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 15 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 5) * L + l];
-      }
-    }
-  }
-  // %549 = reshape f64[480] -> v37
-  for (int64_t i0 = 0; i0 < 480; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v36[i0 * L + l];
-    }
-  }
-  // %550 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 480; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %551 = mul f64[64] -> v36
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v8[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
-    }
-  }
-  // %552 = contract f64[64] -> v8
+  // %541 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3788,17 +3642,166 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %542 = mul f64[64] -> v37
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = step(v10[i0 * L + l]) * v34[i0 * L + l];
+    }
+  }
+  // %543 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %544 = mul f64[64] -> v34
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = step(v8[i0 * L + l]) * v10[i0 * L + l];
+    }
+  }
+  // %545 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v34[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
       v8[(i0 * 4) * L + l] = acc0_v[l];
       v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %553 = mul f64[64] -> v38
+  // %547 = add f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] =
+          (v8[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
+    }
+  }
+  // %548 = contract f64[32,15] -> v38
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 15 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 5) * L + l];
+      }
+    }
+  }
+  // %549 = reshape f64[480] -> v39
+  for (int64_t i0 = 0; i0 < 480; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = v38[i0 * L + l];
+    }
+  }
+  // %550 = contract f64[64] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 480; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %551 = mul f64[64] -> v40
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = step(v3[i0 * L + l]) * v8[i0 * L + l];
+      v40[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
+    }
+  }
+  // %552 = contract f64[64] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %553 = mul f64[64] -> v41
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[i0 * L + l] = step(v3[i0 * L + l]) * v38[i0 * L + l];
     }
   }
   // %554 = contract f64[64] -> v3
@@ -3813,10 +3816,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3827,21 +3830,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %555 = mul f64[64] -> v8
+  // %555 = mul f64[64] -> v38
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
+      v38[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %662 = add f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v25[i0 * L + l] + ((v8[i0 * L + l] + v15[i0 * L + l]) + v22[i0 * L + l]);
-    }
-  }
-  // %663 = contract f64[32] -> v3
+  // %556 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3853,25 +3849,27 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v38[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %664 = add f64[32] -> d.z
+  // %560 = add f64[32] -> d.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] = v3[i0 * L + l] + z1_bar_z[i0 * L + l];
+      z0_bar_z[i0 * L + l] =
+          v1[i0 * L + l] +
+          (v8[i0 * L + l] + (v15[i0 * L + l] + (z1_bar_z[i0 * L + l] + v22[i0 * L + l])));
     }
   }
   // %567 = add f64[64,32] -> d.f1.layer0.weight
@@ -3881,9 +3879,9 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v8[i0 * L + l] * z0_z[i1 * L + l]) +
-                   (((v13[i1 * L + l] * v22[i0 * L + l]) + (v25[i0 * L + l] * v20[i1 * L + l])) +
-                    (v6[i1 * L + l] * v15[i0 * L + l]));
+          sum[l] = (v38[i0 * L + l] * z0_z[i1 * L + l]) +
+                   (((v13[i1 * L + l] * v30[i0 * L + l]) + (v25[i0 * L + l] * v20[i1 * L + l])) +
+                    (v6[i1 * L + l] * v34[i0 * L + l]));
         }
         theta_bar_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -3895,7 +3893,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v8[i0 * L + l] + ((v25[i0 * L + l] + v22[i0 * L + l]) + v15[i0 * L + l]);
+        sum[l] = v38[i0 * L + l] + ((v25[i0 * L + l] + v30[i0 * L + l]) + v34[i0 * L + l]);
       }
       theta_bar_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -3907,9 +3905,9 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v0[i1 * L + l] * v38[i0 * L + l]) +
-                   (((v29[i0 * L + l] * v18[i1 * L + l]) + (v11[i1 * L + l] * v32[i0 * L + l])) +
-                    (v35[i0 * L + l] * v4[i1 * L + l]));
+          sum[l] = (v0[i1 * L + l] * v41[i0 * L + l]) +
+                   (((v29[i0 * L + l] * v18[i1 * L + l]) + (v11[i1 * L + l] * v33[i0 * L + l])) +
+                    (v37[i0 * L + l] * v4[i1 * L + l]));
         }
         theta_bar_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3921,7 +3919,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v29[i0 * L + l] + v32[i0 * L + l]) + v35[i0 * L + l]) + v38[i0 * L + l];
+        sum[l] = ((v29[i0 * L + l] + v33[i0 * L + l]) + v37[i0 * L + l]) + v41[i0 * L + l];
       }
       theta_bar_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -3933,9 +3931,9 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v16[i1 * L + l] * v30[i0 * L + l]) + (v23[i1 * L + l] * v27[i0 * L + l])) +
-                    (v33[i0 * L + l] * v9[i1 * L + l])) +
-                   (v36[i0 * L + l] * v2[i1 * L + l]);
+          sum[l] = (((v16[i1 * L + l] * v32[i0 * L + l]) + (v23[i1 * L + l] * v27[i0 * L + l])) +
+                    (v36[i0 * L + l] * v9[i1 * L + l])) +
+                   (v40[i0 * L + l] * v2[i1 * L + l]);
         }
         theta_bar_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3947,7 +3945,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v36[i0 * L + l] + ((v27[i0 * L + l] + v30[i0 * L + l]) + v33[i0 * L + l]);
+        sum[l] = v40[i0 * L + l] + ((v27[i0 * L + l] + v32[i0 * L + l]) + v36[i0 * L + l]);
       }
       theta_bar_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -3959,9 +3957,9 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v5[i1 * L + l] * v37[i0 * L + l]) +
+          sum[l] = (v5[i1 * L + l] * v39[i0 * L + l]) +
                    (((v19[i1 * L + l] * v31[i0 * L + l]) + (v26[i1 * L + l] * v28[i0 * L + l])) +
-                    (v12[i1 * L + l] * v34[i0 * L + l]));
+                    (v12[i1 * L + l] * v35[i0 * L + l]));
         }
         theta_bar_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3973,7 +3971,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v34[i0 * L + l] + (v28[i0 * L + l] + v31[i0 * L + l])) + v37[i0 * L + l];
+        sum[l] = (v35[i0 * L + l] + (v28[i0 * L + l] + v31[i0 * L + l])) + v39[i0 * L + l];
       }
       theta_bar_f2_bias[i0] += lane_sum<L>(sum);
     }
@@ -4991,7 +4989,7 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
                                       v28[i0 * L + l]));
     }
   }
-  // %665 = contract f64[32,15] -> v27
+  // %652 = contract f64[32,15] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -5000,14 +4998,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %666 = reshape f64[480] -> v29
+  // %653 = reshape f64[480] -> v29
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %667 = contract f64[64] -> v4
+  // %654 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5033,14 +5031,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %668 = mul f64[64] -> v11
+  // %655 = mul f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v4[i0 * L + l];
     }
   }
-  // %669 = contract f64[64] -> v4
+  // %656 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5066,14 +5064,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %670 = mul f64[64] -> v18
+  // %657 = mul f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = step(v3[i0 * L + l]) * v4[i0 * L + l];
     }
   }
-  // %671 = contract f64[64] -> v3
+  // %658 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5099,14 +5097,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %672 = mul f64[64] -> v4
+  // %659 = mul f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %673 = contract f64[32] -> v28
+  // %660 = contract f64[32] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5132,14 +5130,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %917 = sub f64[32] -> v1
+  // %904 = sub f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = a0[i0 * L + l] - (v28[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1083 = contract f64[32,15] -> v27
+  // %1070 = contract f64[32,15] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -5148,14 +5146,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1084 = reshape f64[480] -> v30
+  // %1071 = reshape f64[480] -> v30
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %1085 = contract f64[64] -> v1
+  // %1072 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5181,14 +5179,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1086 = mul f64[64] -> v3
+  // %1073 = mul f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v1[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
     }
   }
-  // %1087 = contract f64[64] -> v1
+  // %1074 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5214,14 +5212,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1089 = mul f64[64] -> v25
+  // %1076 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v1[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
-  // %1090 = contract f64[64] -> v1
+  // %1077 = contract f64[64] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5247,14 +5245,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1091 = mul f64[64] -> v10
+  // %1078 = mul f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v1[i0 * L + l] * step(v8[i0 * L + l]);
     }
   }
-  // %1092 = contract f64[32] -> v1
+  // %1079 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5280,14 +5278,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1097 = sub f64[32] -> v8
+  // %1084 = sub f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1098 = contract f64[32,15] -> v27
+  // %1085 = contract f64[32,15] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -5296,14 +5294,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1099 = reshape f64[480] -> v31
+  // %1086 = reshape f64[480] -> v31
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %1100 = contract f64[64] -> v8
+  // %1087 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5329,14 +5327,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1103 = mul f64[64] -> v27
+  // %1090 = mul f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1104 = contract f64[64] -> v8
+  // %1091 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5362,14 +5360,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1106 = mul f64[64] -> v32
+  // %1093 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = step(v17[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1107 = contract f64[64] -> v8
+  // %1094 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5395,14 +5393,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1108 = mul f64[64] -> v17
+  // %1095 = mul f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = step(v15[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1109 = contract f64[32] -> v8
+  // %1096 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5428,14 +5426,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1115 = sub f64[32] -> v15
+  // %1102 = sub f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = a0[i0 * L + l] - (T(h) * v8[i0 * L + l]);
     }
   }
-  // %1116 = contract f64[32,15] -> v33
+  // %1103 = contract f64[32,15] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -5444,14 +5442,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1117 = reshape f64[480] -> v34
+  // %1104 = reshape f64[480] -> v34
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = v33[i0 * L + l];
     }
   }
-  // %1118 = contract f64[64] -> v15
+  // %1105 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5477,14 +5475,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1119 = mul f64[64] -> v33
+  // %1106 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v26[i0 * L + l]));
     }
   }
-  // %1120 = contract f64[64] -> v15
+  // %1107 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5510,14 +5508,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1122 = mul f64[64] -> v35
+  // %1109 = mul f64[64] -> v35
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v15[i0 * L + l] * step(v24[i0 * L + l]);
     }
   }
-  // %1123 = contract f64[64] -> v15
+  // %1110 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5543,21 +5541,21 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1125 = mul f64[64] -> v24
+  // %1112 = mul f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = step(v22[i0 * L + l]) * v15[i0 * L + l];
     }
   }
-  // %1126 = mul f64[64] -> v15
+  // %1113 = mul f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v24[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1127 = contract f64[32] -> v22
+  // %1114 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5583,7 +5581,7 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1248 = add f64[32] -> a.z
+  // %1235 = add f64[32] -> a.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5593,15 +5591,15 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
                        a0[i0 * L + l];
     }
   }
-  // %905 = broadcast f64[32,5] -> adj.zeta.weight
+  // %892 = broadcast f64[32,5] -> adj.zeta.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_zeta_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %906 = broadcast f64[32] -> adj.zeta.bias
+  // %893 = broadcast f64[32] -> adj.zeta.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_zeta_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1140 = sub f64[64,32] -> adj.f1.layer0.weight
+  // %1127 = sub f64[64,32] -> adj.f1.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -5617,26 +5615,28 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1257 = mul f64[64] -> adj.f1.layer0.bias
+  // %1240 = mul f64[64] -> adj.f1.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v4[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f)) -
-                         ((v17[i0 * L + l] + v10[i0 * L + l]) * 0.33333334f));
+        sum[l] = (((-(v4[i0 * L + l] * 0.16666667f)) -
+                   ((v17[i0 * L + l] + v10[i0 * L + l]) * 0.33333334f)) -
+                  v15[i0 * L + l]) *
+                 T(h);
       }
       dtheta_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1148 = mul f64[64] -> v1
+  // %1135 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v25[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1156 = sub f64[64,64] -> adj.f1.layer1.weight
+  // %1143 = sub f64[64,64] -> adj.f1.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5652,34 +5652,33 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1266 = mul f64[64] -> adj.f1.layer1.bias
+  // %1246 = mul f64[64] -> adj.f1.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v35[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f)) -
-                  ((v32[i0 * L + l] + v25[i0 * L + l]) * 0.33333334f)) *
-                 T(h);
+        sum[l] = T(h) * (((-((v35[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f)) - v1[i0 * L + l]) -
+                         (v32[i0 * L + l] * 0.33333334f));
       }
       dtheta_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1167 = contract f64[64] -> v0
+  // %1153 = mul f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (v27[i0 * L + l] * 0.33333334f) * T(h);
+      v0[i0 * L + l] = v27[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1171 = contract f64[64] -> v1
+  // %1157 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v33[i0 * L + l] * 0.16666667f) * T(h);
+      v1[i0 * L + l] = v33[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1173 = sub f64[64,64] -> adj.f1.layer2.weight
+  // %1160 = sub f64[64,64] -> adj.f1.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5688,27 +5687,27 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (((-((v2[i1 * L + l] * (T(h) * 0.16666667f)) * v11[i0 * L + l])) -
                      (v3[i0 * L + l] * (v9[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                    (v0[i0 * L + l] * v16[i1 * L + l])) -
-                   (v1[i0 * L + l] * v23[i1 * L + l]);
+                    ((v0[i0 * L + l] * T(h)) * v16[i1 * L + l])) -
+                   ((v1[i0 * L + l] * T(h)) * v23[i1 * L + l]);
         }
         dtheta_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1275 = mul f64[64] -> adj.f1.layer2.bias
+  // %1165 = mul f64[64] -> adj.f1.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v33[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f)) -
-                  ((v3[i0 * L + l] + v27[i0 * L + l]) * 0.33333334f)) *
-                 T(h);
+        sum[l] = T(h) * ((((-(v11[i0 * L + l] * 0.16666667f)) - (v3[i0 * L + l] * 0.33333334f)) -
+                          v0[i0 * L + l]) -
+                         v1[i0 * L + l]);
       }
       dtheta_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1188 = sub f64[480,64] -> adj.f2.weight
+  // %1175 = sub f64[480,64] -> adj.f2.weight
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5724,7 +5723,7 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1284 = mul f64[480] -> adj.f2.bias
+  // %1255 = mul f64[480] -> adj.f2.bias
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     {
       T sum[L];
@@ -5737,11 +5736,11 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       dtheta_f2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %907 = broadcast f64[3,32] -> adj.out.weight
+  // %894 = broadcast f64[3,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %908 = broadcast f64[3] -> adj.out.bias
+  // %895 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -6187,7 +6186,7 @@ const plastic_model kModel = {
             .field_vjp = 45056,
             .adjoint_field = 64512,
             .step = 37888,
-            .step_vjp = 266240,
+            .step_vjp = 272384,
             .adjoint_step = 192512,
             .output = 128,
             .output_vjp = 0,

@@ -111,12 +111,12 @@ enum { nrde_depth2_step_lanes = 8, nrde_depth2_step_scratch_bytes = 37888 };
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[41923] = 41923 floats
  *   u_stages_bar: varying[80] = 640 floats, may be NULL
- *   scratch: scratch arena, 266240 bytes, 64-byte aligned
+ *   scratch: scratch arena, 272384 bytes, 64-byte aligned
  */
 void nrde_depth2_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                           const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                           void* u_stages_bar, void* scratch);
-enum { nrde_depth2_step_vjp_lanes = 8, nrde_depth2_step_vjp_scratch_bytes = 266240 };
+enum { nrde_depth2_step_vjp_lanes = 8, nrde_depth2_step_vjp_scratch_bytes = 272384 };
 
 /* nrde_depth2_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

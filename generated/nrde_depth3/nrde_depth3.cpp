@@ -2584,11 +2584,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 551936);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 608256);
   T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 610304);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 666624);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 722944);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 612352);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 668672);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 724992);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 781312);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 837632);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 727040);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 729088);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 785408);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 841728);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 843776);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3428,7 +3431,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v31[i0 * L + l] = v30[i0 * L + l];
     }
   }
-  // %536 = contract f64[64] -> v18
+  // %536 = contract f64[64] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3448,20 +3451,20 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %539 = mul f64[64] -> v30
+  // %539 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
+      v32[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %540 = contract f64[64] -> v18
+  // %540 = contract f64[64] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3473,25 +3476,25 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %542 = mul f64[64] -> v32
+  // %542 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v18[i0 * L + l] * step(v17[i0 * L + l]);
+      v33[i0 * L + l] = v30[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
   // %543 = contract f64[64] -> v17
@@ -3506,10 +3509,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3520,11 +3523,11 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %545 = mul f64[64] -> v18
+  // %545 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v17[i0 * L + l] * step(v15[i0 * L + l]);
+      v30[i0 * L + l] = v17[i0 * L + l] * step(v15[i0 * L + l]);
     }
   }
   // %546 = contract f64[32] -> v15
@@ -3539,10 +3542,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3561,23 +3564,23 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
           (v15[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
     }
   }
-  // %549 = contract f64[32,55] -> v33
+  // %549 = contract f64[32,55] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 55 + i1) * L + l] = v17[i0 * L + l] * u_stages[(i1 + 65) * L + l];
+        v34[(i0 * 55 + i1) * L + l] = v17[i0 * L + l] * u_stages[(i1 + 65) * L + l];
       }
     }
   }
-  // %550 = reshape f64[1760] -> v34
+  // %550 = reshape f64[1760] -> v35
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v33[i0 * L + l];
+      v35[i0 * L + l] = v34[i0 * L + l];
     }
   }
-  // %551 = contract f64[64] -> v15
+  // %551 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3589,177 +3592,28 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %552 = mul f64[64] -> v33
+  // %552 = mul f64[64] -> v36
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v15[i0 * L + l];
+      v36[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %553 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %554 = mul f64[64] -> v35
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v15[i0 * L + l] * step(v10[i0 * L + l]);
-    }
-  }
-  // %555 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %556 = mul f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = step(v8[i0 * L + l]) * v10[i0 * L + l];
-    }
-  }
-  // %557 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %559 = add f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] =
-          (v8[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
-    }
-  }
-  // %560 = contract f64[32,55] -> v36
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 55; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 55 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 5) * L + l];
-      }
-    }
-  }
-  // %561 = reshape f64[1760] -> v37
-  for (int64_t i0 = 0; i0 < 1760; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v36[i0 * L + l];
-    }
-  }
-  // %562 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 1760; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %563 = mul f64[64] -> v36
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v8[i0 * L + l];
-    }
-  }
-  // %564 = contract f64[64] -> v8
+  // %553 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3779,17 +3633,166 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %554 = mul f64[64] -> v37
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = v34[i0 * L + l] * step(v10[i0 * L + l]);
+    }
+  }
+  // %555 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %556 = mul f64[64] -> v34
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = step(v8[i0 * L + l]) * v10[i0 * L + l];
+    }
+  }
+  // %557 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v34[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
       v8[(i0 * 4) * L + l] = acc0_v[l];
       v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %565 = mul f64[64] -> v38
+  // %559 = add f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] =
+          (v8[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
+    }
+  }
+  // %560 = contract f64[32,55] -> v38
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 55; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 55 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 5) * L + l];
+      }
+    }
+  }
+  // %561 = reshape f64[1760] -> v39
+  for (int64_t i0 = 0; i0 < 1760; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = v38[i0 * L + l];
+    }
+  }
+  // %562 = contract f64[64] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 1760; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %563 = mul f64[64] -> v40
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = step(v3[i0 * L + l]) * v8[i0 * L + l];
+      v40[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v38[i0 * L + l];
+    }
+  }
+  // %564 = contract f64[64] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %565 = mul f64[64] -> v41
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[i0 * L + l] = step(v3[i0 * L + l]) * v38[i0 * L + l];
     }
   }
   // %566 = contract f64[64] -> v3
@@ -3804,10 +3807,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3818,21 +3821,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %567 = mul f64[64] -> v8
+  // %567 = mul f64[64] -> v38
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v3[i0 * L + l] * step(v1[i0 * L + l]);
+      v38[i0 * L + l] = v3[i0 * L + l] * step(v1[i0 * L + l]);
     }
   }
-  // %673 = add f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ((v8[i0 * L + l] + v26[i0 * L + l]) + v18[i0 * L + l]) + v15[i0 * L + l];
-    }
-  }
-  // %674 = contract f64[32] -> v3
+  // %568 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3844,25 +3840,27 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v38[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %675 = add f64[32] -> d.z
+  // %572 = add f64[32] -> d.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] = z1_bar_z[i0 * L + l] + v3[i0 * L + l];
+      z0_bar_z[i0 * L + l] =
+          v1[i0 * L + l] +
+          (((v18[i0 * L + l] + z1_bar_z[i0 * L + l]) + v15[i0 * L + l]) + v8[i0 * L + l]);
     }
   }
   // %579 = add f64[64,32] -> d.f1.layer0.weight
@@ -3872,9 +3870,9 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v6[i1 * L + l] * v15[i0 * L + l]) +
-                    ((v26[i0 * L + l] * v20[i1 * L + l]) + (v18[i0 * L + l] * v13[i1 * L + l]))) +
-                   (v8[i0 * L + l] * z0_z[i1 * L + l]);
+          sum[l] = ((v6[i1 * L + l] * v34[i0 * L + l]) +
+                    ((v26[i0 * L + l] * v20[i1 * L + l]) + (v30[i0 * L + l] * v13[i1 * L + l]))) +
+                   (v38[i0 * L + l] * z0_z[i1 * L + l]);
         }
         theta_bar_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -3886,7 +3884,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v8[i0 * L + l] + (v15[i0 * L + l] + (v26[i0 * L + l] + v18[i0 * L + l]));
+        sum[l] = v38[i0 * L + l] + (v34[i0 * L + l] + (v26[i0 * L + l] + v30[i0 * L + l]));
       }
       theta_bar_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -3898,9 +3896,9 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v0[i1 * L + l] * v38[i0 * L + l]) +
-                   ((v35[i0 * L + l] * v4[i1 * L + l]) +
-                    ((v32[i0 * L + l] * v11[i1 * L + l]) + (v23[i1 * L + l] * v29[i0 * L + l])));
+          sum[l] = (v0[i1 * L + l] * v41[i0 * L + l]) +
+                   ((v37[i0 * L + l] * v4[i1 * L + l]) +
+                    ((v33[i0 * L + l] * v11[i1 * L + l]) + (v23[i1 * L + l] * v29[i0 * L + l])));
         }
         theta_bar_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3912,7 +3910,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v35[i0 * L + l] + (v32[i0 * L + l] + v29[i0 * L + l])) + v38[i0 * L + l];
+        sum[l] = (v37[i0 * L + l] + (v33[i0 * L + l] + v29[i0 * L + l])) + v41[i0 * L + l];
       }
       theta_bar_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -3924,9 +3922,9 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v36[i0 * L + l] * v2[i1 * L + l]) +
-                   ((v33[i0 * L + l] * v9[i1 * L + l]) +
-                    ((v25[i1 * L + l] * v27[i0 * L + l]) + (v30[i0 * L + l] * v16[i1 * L + l])));
+          sum[l] = (v40[i0 * L + l] * v2[i1 * L + l]) +
+                   ((v36[i0 * L + l] * v9[i1 * L + l]) +
+                    ((v25[i1 * L + l] * v27[i0 * L + l]) + (v32[i0 * L + l] * v16[i1 * L + l])));
         }
         theta_bar_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3938,7 +3936,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v36[i0 * L + l] + (v33[i0 * L + l] + (v30[i0 * L + l] + v27[i0 * L + l]));
+        sum[l] = v40[i0 * L + l] + (v36[i0 * L + l] + (v32[i0 * L + l] + v27[i0 * L + l]));
       }
       theta_bar_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -3950,9 +3948,9 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v12[i1 * L + l] * v34[i0 * L + l]) +
+          sum[l] = ((v12[i1 * L + l] * v35[i0 * L + l]) +
                     ((v24[i0 * L + l] * v28[i1 * L + l]) + (v19[i1 * L + l] * v31[i0 * L + l]))) +
-                   (v5[i1 * L + l] * v37[i0 * L + l]);
+                   (v5[i1 * L + l] * v39[i0 * L + l]);
         }
         theta_bar_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3964,7 +3962,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v37[i0 * L + l] + ((v24[i0 * L + l] + v31[i0 * L + l]) + v34[i0 * L + l]);
+        sum[l] = v39[i0 * L + l] + ((v24[i0 * L + l] + v31[i0 * L + l]) + v35[i0 * L + l]);
       }
       theta_bar_f2_bias[i0] += lane_sum<L>(sum);
     }
@@ -4258,7 +4256,7 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i = 192; i < 125024; ++i) {
     dtheta[i] = 0.0f;
   }
-  // nrde_depth3.field.adjoint.step.rk4: 250 nodes
+  // nrde_depth3.field.adjoint.step.rk4: 247 nodes
   // %2 = contract f64[64] -> v0
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4974,7 +4972,7 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
                          z0_z[i0 * L + l];
     }
   }
-  // %676 = contract f64[32,55] -> v27
+  // %665 = contract f64[32,55] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -4983,14 +4981,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %677 = reshape f64[1760] -> v28
+  // %666 = reshape f64[1760] -> v28
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %678 = contract f64[64] -> v4
+  // %667 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5016,14 +5014,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %679 = mul f64[64] -> v11
+  // %668 = mul f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = v4[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
     }
   }
-  // %680 = contract f64[64] -> v4
+  // %669 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5049,14 +5047,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %681 = mul f64[64] -> v18
+  // %670 = mul f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = step(v3[i0 * L + l]) * v4[i0 * L + l];
     }
   }
-  // %682 = contract f64[64] -> v3
+  // %671 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5082,14 +5080,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %683 = mul f64[64] -> v4
+  // %672 = mul f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v3[i0 * L + l] * step(v1[i0 * L + l]);
     }
   }
-  // %684 = contract f64[32] -> v1
+  // %673 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5115,14 +5113,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %928 = sub f64[32] -> v3
+  // %917 = sub f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1086 = contract f64[32,55] -> v27
+  // %1075 = contract f64[32,55] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -5131,14 +5129,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1087 = reshape f64[1760] -> v29
+  // %1076 = reshape f64[1760] -> v29
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %1088 = contract f64[64] -> v3
+  // %1077 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5164,14 +5162,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1089 = mul f64[64] -> v25
+  // %1078 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v3[i0 * L + l];
     }
   }
-  // %1090 = contract f64[64] -> v3
+  // %1079 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5197,14 +5195,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1091 = mul f64[64] -> v27
+  // %1080 = mul f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = v3[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
-  // %1092 = contract f64[64] -> v3
+  // %1081 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5230,14 +5228,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1093 = mul f64[64] -> v10
+  // %1082 = mul f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = step(v8[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %1094 = contract f64[32] -> v3
+  // %1083 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5263,14 +5261,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1099 = sub f64[32] -> v8
+  // %1088 = sub f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = a0[i0 * L + l] - (v3[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1100 = contract f64[32,55] -> v30
+  // %1089 = contract f64[32,55] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -5279,14 +5277,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1101 = reshape f64[1760] -> v31
+  // %1090 = reshape f64[1760] -> v31
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v30[i0 * L + l];
     }
   }
-  // %1102 = contract f64[64] -> v8
+  // %1091 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5312,14 +5310,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1105 = mul f64[64] -> v30
+  // %1094 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v8[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %1106 = contract f64[64] -> v8
+  // %1095 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5345,14 +5343,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1107 = mul f64[64] -> v32
+  // %1096 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = v8[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
-  // %1108 = contract f64[64] -> v8
+  // %1097 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5378,14 +5376,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1110 = mul f64[64] -> v17
+  // %1099 = mul f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = step(v15[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1111 = contract f64[32] -> v8
+  // %1100 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5411,14 +5409,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1116 = sub f64[32] -> v15
+  // %1105 = sub f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = a0[i0 * L + l] - (T(h) * v8[i0 * L + l]);
     }
   }
-  // %1117 = contract f64[32,55] -> v33
+  // %1106 = contract f64[32,55] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -5427,14 +5425,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1118 = reshape f64[1760] -> v34
+  // %1107 = reshape f64[1760] -> v34
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = v33[i0 * L + l];
     }
   }
-  // %1119 = contract f64[64] -> v15
+  // %1108 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5460,14 +5458,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1122 = mul f64[64] -> v33
+  // %1111 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = (1.0f - square(v26[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %1123 = contract f64[64] -> v15
+  // %1112 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5493,14 +5491,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1125 = mul f64[64] -> v35
+  // %1114 = mul f64[64] -> v35
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v15[i0 * L + l] * step(v24[i0 * L + l]);
     }
   }
-  // %1126 = contract f64[64] -> v15
+  // %1115 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5526,21 +5524,21 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1127 = mul f64[64] -> v24
+  // %1116 = mul f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v15[i0 * L + l] * step(v22[i0 * L + l]);
     }
   }
-  // %1128 = mul f64[64] -> v15
+  // %1117 = mul f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v24[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1129 = contract f64[32] -> v22
+  // %1118 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5566,7 +5564,7 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1262 = add f64[32] -> a.z
+  // %1251 = add f64[32] -> a.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5576,15 +5574,15 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
                        a0[i0 * L + l];
     }
   }
-  // %916 = broadcast f64[32,5] -> adj.zeta.weight
+  // %905 = broadcast f64[32,5] -> adj.zeta.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_zeta_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %917 = broadcast f64[32] -> adj.zeta.bias
+  // %906 = broadcast f64[32] -> adj.zeta.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_zeta_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1142 = sub f64[64,32] -> adj.f1.layer0.weight
+  // %1131 = sub f64[64,32] -> adj.f1.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -5600,91 +5598,91 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1271 = mul f64[64] -> adj.f1.layer0.bias
+  // %1257 = mul f64[64] -> adj.f1.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v17[i0 * L + l] + v10[i0 * L + l]) * 0.33333334f)) -
-                  ((v4[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = (((-((v17[i0 * L + l] + v10[i0 * L + l]) * 0.33333334f)) -
+                   (v4[i0 * L + l] * 0.16666667f)) -
+                  v15[i0 * L + l]) *
                  T(h);
       }
       dtheta_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1011 = contract f64[64] -> v1
+  // %829 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v18[i0 * L + l] * 0.16666667f) * T(h);
+      v1[i0 * L + l] = v18[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1157 = contract f64[64] -> v3
+  // %1145 = mul f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v35[i0 * L + l] * 0.16666667f) * T(h);
+      v3[i0 * L + l] = v35[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1159 = sub f64[64,64] -> adj.f1.layer1.weight
+  // %1148 = sub f64[64,64] -> adj.f1.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i1 * L + l] * v1[i0 * L + l])) -
+          sum[l] = (((-(v0[i1 * L + l] * (v1[i0 * L + l] * T(h)))) -
                      ((v7[i1 * L + l] * (T(h) * 0.33333334f)) * v27[i0 * L + l])) -
                     (v14[i1 * L + l] * (v32[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                   (v21[i1 * L + l] * v3[i0 * L + l]);
+                   (v21[i1 * L + l] * (v3[i0 * L + l] * T(h)));
         }
         dtheta_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1280 = mul f64[64] -> adj.f1.layer1.bias
+  // %1263 = mul f64[64] -> adj.f1.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((-((v32[i0 * L + l] + v27[i0 * L + l]) * 0.33333334f)) -
-                  ((v35[i0 * L + l] + v18[i0 * L + l]) * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * (((-((v32[i0 * L + l] + v27[i0 * L + l]) * 0.33333334f)) - v1[i0 * L + l]) -
+                         v3[i0 * L + l]);
       }
       dtheta_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1168 = mul f64[64] -> v0
+  // %1157 = mul f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v25[i0 * L + l] * 0.33333334f;
     }
   }
-  // %864 = mul f64[64] -> v1
+  // %853 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v11[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1173 = contract f64[64] -> v3
+  // %1161 = mul f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v30[i0 * L + l] * 0.33333334f) * T(h);
+      v3[i0 * L + l] = v30[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1177 = mul f64[64] -> v4
+  // %1166 = mul f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v33[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1179 = sub f64[64,64] -> adj.f1.layer2.weight
+  // %1168 = sub f64[64,64] -> adj.f1.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5693,26 +5691,25 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (((-(v0[i0 * L + l] * (v9[i1 * L + l] * T(h)))) -
                      ((v2[i1 * L + l] * T(h)) * v1[i0 * L + l])) -
-                    (v3[i0 * L + l] * v16[i1 * L + l])) -
+                    ((v3[i0 * L + l] * T(h)) * v16[i1 * L + l])) -
                    ((v23[i1 * L + l] * T(h)) * v4[i0 * L + l]);
         }
         dtheta_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1289 = mul f64[64] -> adj.f1.layer2.bias
+  // %1172 = mul f64[64] -> adj.f1.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((-((v11[i0 * L + l] + v33[i0 * L + l]) * 0.16666667f)) -
-                         ((v30[i0 * L + l] + v25[i0 * L + l]) * 0.33333334f));
+        sum[l] = ((((-v1[i0 * L + l]) - v0[i0 * L + l]) - v3[i0 * L + l]) - v4[i0 * L + l]) * T(h);
       }
       dtheta_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1192 = sub f64[1760,64] -> adj.f2.weight
+  // %1181 = sub f64[1760,64] -> adj.f2.weight
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5728,7 +5725,7 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1298 = mul f64[1760] -> adj.f2.bias
+  // %1272 = mul f64[1760] -> adj.f2.bias
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     {
       T sum[L];
@@ -5740,11 +5737,11 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       dtheta_f2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %918 = broadcast f64[3,32] -> adj.out.weight
+  // %907 = broadcast f64[3,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 96; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %919 = broadcast f64[3] -> adj.out.bias
+  // %908 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
@@ -6190,7 +6187,7 @@ const plastic_model kModel = {
             .field_vjp = 126976,
             .adjoint_field = 187392,
             .step = 118784,
-            .step_vjp = 839680,
+            .step_vjp = 845824,
             .adjoint_step = 616448,
             .output = 128,
             .output_vjp = 0,

@@ -111,12 +111,12 @@ enum { nrde_depth3_step_lanes = 8, nrde_depth3_step_scratch_bytes = 118784 };
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[125123] = 125123 floats
  *   u_stages_bar: varying[240] = 1920 floats, may be NULL
- *   scratch: scratch arena, 839680 bytes, 64-byte aligned
+ *   scratch: scratch arena, 845824 bytes, 64-byte aligned
  */
 void nrde_depth3_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                           const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                           void* u_stages_bar, void* scratch);
-enum { nrde_depth3_step_vjp_lanes = 8, nrde_depth3_step_vjp_scratch_bytes = 839680 };
+enum { nrde_depth3_step_vjp_lanes = 8, nrde_depth3_step_vjp_scratch_bytes = 845824 };
 
 /* nrde_depth3_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

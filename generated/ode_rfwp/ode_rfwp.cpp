@@ -1856,6 +1856,9 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147456);
   T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151552);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159744);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163840);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2985,7 +2988,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
                                                 ((v22[i0 * L + l] * T(h)) * 2.9525986f)));
     }
   }
-  // %1448 = contract f64[128] -> v15
+  // %1448 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3005,20 +3008,20 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1449 = mul f64[128] -> v22
+  // %1449 = mul f64[128] -> v39
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
+      v39[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
     }
   }
-  // %1450 = contract f64[128] -> v15
+  // %1450 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3030,38 +3033,28 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1451 = mul f64[128] -> v26
+  // %1451 = mul f64[128] -> v40
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v1[i0 * L + l]));
+      v40[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v1[i0 * L + l]));
     }
   }
-  // %1693 = add f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] =
-          (v32[i0 * L + l] +
-           (v28[i0 * L + l] + ((v20[i0 * L + l] + v36[i0 * L + l]) + v24[i0 * L + l]))) +
-          v26[i0 * L + l];
-    }
-  }
-  // %1694 = contract f64[128] -> v30
+  // %1452 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3073,25 +3066,29 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1695 = add f64[128] -> d.u
+  // %1458 = add f64[128] -> d.u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_u[i0 * L + l] = v30[i0 * L + l] + z1_bar_u[i0 * L + l];
+      z0_bar_u[i0 * L + l] =
+          (v34[i0 * L + l] +
+           ((((v15[i0 * L + l] + z1_bar_u[i0 * L + l]) + v22[i0 * L + l]) + v26[i0 * L + l]) +
+            v30[i0 * L + l])) +
+          v38[i0 * L + l];
     }
   }
   // %1469 = add f64[128,128] -> d.f.layer0.weight
@@ -3105,7 +3102,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
                      ((v28[i0 * L + l] * v8[i1 * L + l]) + ((v20[i0 * L + l] * v19[i1 * L + l]) +
                                                             (v12[i1 * L + l] * v24[i0 * L + l])))) +
                     (v0[i1 * L + l] * v36[i0 * L + l])) +
-                   (v26[i0 * L + l] * z0_u[i1 * L + l]);
+                   (v40[i0 * L + l] * z0_u[i1 * L + l]);
         }
         theta_bar_f_layer0_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
@@ -3119,7 +3116,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = ((v32[i0 * L + l] + (v28[i0 * L + l] + (v20[i0 * L + l] + v24[i0 * L + l]))) +
                   v36[i0 * L + l]) +
-                 v26[i0 * L + l];
+                 v40[i0 * L + l];
       }
       theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -3135,7 +3132,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
                       ((v23[i0 * L + l] * v17[i1 * L + l]) + (v16[i0 * L + l] * v7[i1 * L + l]))) +
                      (v31[i0 * L + l] * v9[i1 * L + l])) +
                     (v35[i0 * L + l] * v5[i1 * L + l])) +
-                   (v22[i0 * L + l] * v1[i1 * L + l]);
+                   (v39[i0 * L + l] * v1[i1 * L + l]);
         }
         theta_bar_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
@@ -3149,7 +3146,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = ((v31[i0 * L + l] + (v27[i0 * L + l] + (v16[i0 * L + l] + v23[i0 * L + l]))) +
                   v35[i0 * L + l]) +
-                 v22[i0 * L + l];
+                 v39[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -3230,14 +3227,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // ode_rfwp.field.step.dopri5.fsal: 152 nodes
-  // %3279 = add f64[128] -> v0
+  // %3260 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = (k_first_u[i0 * L + l] * (T(h) * 0.2f)) + z0_u[i0 * L + l];
     }
   }
-  // %3341 = contract f64[128] -> v1
+  // %3322 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3263,14 +3260,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3343 = tanh f64[128] -> v0
+  // %3324 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %3344 = contract f64[128] -> v1
+  // %3325 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3296,14 +3293,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3346 = tanh f64[128] -> v0
+  // %3327 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %3347 = contract f64[128] -> v1
+  // %3328 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3329,14 +3326,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3348 = add f64[128] -> v0
+  // %3329 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v1[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %3352 = add f64[128] -> v1
+  // %3333 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3344,7 +3341,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
                        z0_u[i0 * L + l];
     }
   }
-  // %3353 = contract f64[128] -> v2
+  // %3334 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3370,14 +3367,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3355 = tanh f64[128] -> v1
+  // %3336 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %3356 = contract f64[128] -> v2
+  // %3337 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3403,14 +3400,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3358 = tanh f64[128] -> v1
+  // %3339 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %3359 = contract f64[128] -> v2
+  // %3340 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3436,14 +3433,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3360 = add f64[128] -> v1
+  // %3341 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %3370 = add f64[128] -> v2
+  // %3351 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3453,7 +3450,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
                        z0_u[i0 * L + l];
     }
   }
-  // %3371 = contract f64[128] -> v3
+  // %3352 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3479,14 +3476,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3373 = tanh f64[128] -> v2
+  // %3354 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %3374 = contract f64[128] -> v3
+  // %3355 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3512,14 +3509,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3376 = tanh f64[128] -> v2
+  // %3357 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %3377 = contract f64[128] -> v3
+  // %3358 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3545,14 +3542,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3378 = add f64[128] -> v2
+  // %3359 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
     }
   }
-  // %3382 = add f64[128] -> v3
+  // %3363 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3563,7 +3560,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
           z0_u[i0 * L + l];
     }
   }
-  // %3383 = contract f64[128] -> v4
+  // %3364 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3589,14 +3586,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3385 = tanh f64[128] -> v3
+  // %3366 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %3386 = contract f64[128] -> v4
+  // %3367 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3622,14 +3619,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3388 = tanh f64[128] -> v3
+  // %3369 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3389 = contract f64[128] -> v4
+  // %3370 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3655,14 +3652,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3390 = add f64[128] -> v3
+  // %3371 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v4[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %3400 = add f64[128] -> v4
+  // %3381 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3675,7 +3672,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
           z0_u[i0 * L + l];
     }
   }
-  // %3401 = contract f64[128] -> v0
+  // %3382 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3701,14 +3698,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3403 = tanh f64[128] -> v4
+  // %3384 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %3404 = contract f64[128] -> v0
+  // %3385 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3734,14 +3731,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3406 = tanh f64[128] -> v4
+  // %3387 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %3407 = contract f64[128] -> v0
+  // %3388 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3767,14 +3764,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3408 = add f64[128] -> v4
+  // %3389 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v0[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %3418 = add f64[128] -> u
+  // %3399 = add f64[128] -> u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3787,7 +3784,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
           z0_u[i0 * L + l];
     }
   }
-  // %3419 = add f64[16,8,8] -> W
+  // %3400 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -3800,7 +3797,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %3428 = contract f64[128] -> v0
+  // %3409 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3826,14 +3823,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3430 = tanh f64[128] -> v5
+  // %3411 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %3431 = contract f64[128] -> v0
+  // %3412 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3859,14 +3856,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3433 = tanh f64[128] -> v5
+  // %3414 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3434 = contract f64[128] -> v0
+  // %3415 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3892,14 +3889,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3435 = add f64[128] -> v5
+  // %3416 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %3438 = mul f64[128] -> err.u
+  // %3419 = mul f64[128] -> err.u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3912,7 +3909,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
           T(h);
     }
   }
-  // %3340 = contract f64[16,8,8] -> err.W
+  // %3321 = contract f64[16,8,8] -> err.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -3925,7 +3922,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   if (k_last) {
-    // output k_last.u = %3435
+    // output k_last.u = %3416
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4804,14 +4801,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2205 = sub f64[128] -> v24
+  // %2186 = sub f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = a0[i0 * L + l] - (v6[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %2655 = contract f64[128] -> v25
+  // %2636 = contract f64[128] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4837,14 +4834,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2656 = mul f64[128] -> v24
+  // %2637 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v25[i0 * L + l];
     }
   }
-  // %2657 = contract f64[128] -> v5
+  // %2638 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4870,14 +4867,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2658 = mul f64[128] -> v24
+  // %2639 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = (1.0f - square(v0[i0 * L + l])) * v5[i0 * L + l];
     }
   }
-  // %2659 = contract f64[128] -> v0
+  // %2640 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4903,7 +4900,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2663 = add f64[128] -> v5
+  // %2644 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4911,7 +4908,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
           a0[i0 * L + l] + (((-(v6[i0 * L + l] * 0.075f)) - (v0[i0 * L + l] * 0.225f)) * T(h));
     }
   }
-  // %2664 = contract f64[128] -> v24
+  // %2645 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4937,14 +4934,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2665 = mul f64[128] -> v25
+  // %2646 = mul f64[128] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %2666 = contract f64[128] -> v24
+  // %2647 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4970,14 +4967,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2667 = mul f64[128] -> v26
+  // %2648 = mul f64[128] -> v26
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = (1.0f - square(v8[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %2668 = contract f64[128] -> v24
+  // %2649 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5003,7 +5000,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2676 = add f64[128] -> v27
+  // %2657 = add f64[128] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5013,7 +5010,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
                             T(h));
     }
   }
-  // %2677 = contract f64[128] -> v28
+  // %2658 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5039,14 +5036,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2678 = mul f64[128] -> v29
+  // %2659 = mul f64[128] -> v29
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v28[i0 * L + l];
     }
   }
-  // %2679 = contract f64[128] -> v28
+  // %2660 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5072,14 +5069,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2680 = mul f64[128] -> v30
+  // %2661 = mul f64[128] -> v30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v28[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
     }
   }
-  // %2681 = contract f64[128] -> v28
+  // %2662 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5105,7 +5102,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2691 = add f64[128] -> v31
+  // %2672 = add f64[128] -> v31
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5116,7 +5113,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
                         a0[i0 * L + l];
     }
   }
-  // %2692 = contract f64[128] -> v32
+  // %2673 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5142,14 +5139,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2693 = mul f64[128] -> v33
+  // %2674 = mul f64[128] -> v33
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = (1.0f - square(v17[i0 * L + l])) * v32[i0 * L + l];
     }
   }
-  // %2694 = contract f64[128] -> v32
+  // %2675 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5175,14 +5172,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2695 = mul f64[128] -> v34
+  // %2676 = mul f64[128] -> v34
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v32[i0 * L + l];
     }
   }
-  // %2696 = contract f64[128] -> v32
+  // %2677 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5208,7 +5205,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2708 = add f64[128] -> v35
+  // %2689 = add f64[128] -> v35
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5220,7 +5217,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
                         a0[i0 * L + l];
     }
   }
-  // %2709 = contract f64[128] -> v0
+  // %2690 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5246,14 +5243,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2710 = mul f64[128] -> v36
+  // %2691 = mul f64[128] -> v36
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v36[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v0[i0 * L + l];
     }
   }
-  // %2711 = contract f64[128] -> v0
+  // %2692 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5279,14 +5276,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2712 = mul f64[128] -> v37
+  // %2693 = mul f64[128] -> v37
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v37[i0 * L + l] = v0[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %2713 = contract f64[128] -> v0
+  // %2694 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5312,7 +5309,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2717 = add f64[128] -> a.u
+  // %2698 = add f64[128] -> a.u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5324,14 +5321,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
                        a0[i0 * L + l];
     }
   }
-  // %2193 = add f64[16,8,8] -> a.W
+  // %2174 = add f64[16,8,8] -> a.W
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[(i0 + 128) * L + l] = a0[(i0 + 128) * L + l] + (T(h) * 0.0f);
     }
   }
-  // %2729 = sub f64[128,128] -> adj.f.layer0.weight
+  // %2710 = sub f64[128,128] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5348,7 +5345,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2739 = mul f64[128] -> adj.f.layer0.bias
+  // %2720 = mul f64[128] -> adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5363,7 +5360,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2752 = sub f64[128,128] -> adj.f.layer1.weight
+  // %2733 = sub f64[128,128] -> adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5380,7 +5377,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2761 = mul f64[128] -> adj.f.layer1.bias
+  // %2742 = mul f64[128] -> adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5395,7 +5392,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2772 = sub f64[128,128] -> adj.f.layer2.weight
+  // %2753 = sub f64[128,128] -> adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5412,7 +5409,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2781 = mul f64[128] -> adj.f.layer2.bias
+  // %2762 = mul f64[128] -> adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5427,19 +5424,19 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2194 = broadcast f64[145] -> adj.ln.gain, adj.ln.bias, err.adj.ln.gain, err.adj.ln.bias
+  // %2175 = broadcast f64[145] -> adj.ln.gain, adj.ln.bias, err.adj.ln.gain, err.adj.ln.bias
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     dtheta_ln_gain[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_ln_bias[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 49536] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 49681] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2195 = broadcast f64[16,145] -> adj.Wb, err.adj.Wb
+  // %2176 = broadcast f64[16,145] -> adj.Wb, err.adj.Wb
   for (int64_t i0 = 0; i0 < 2320; ++i0) {
     dtheta_Wb[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 49826] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2196 = broadcast f64[16,8,145] -> adj.Wk, adj.Wv, adj.Wq, err.adj.Wk, err.adj.Wv, err.adj.Wq
+  // %2177 = broadcast f64[16,8,145] -> adj.Wk, adj.Wv, adj.Wq, err.adj.Wk, err.adj.Wv, err.adj.Wq
   for (int64_t i0 = 0; i0 < 18560; ++i0) {
     dtheta_Wk[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_Wv[i0] += (T(h) * 0.0f) * 8.0f;
@@ -5448,7 +5445,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     dtheta_err[i0 + 70706] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 89266] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2197 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias,
+  // %2178 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias,
   // err.adj.ff.norm.gain, err.adj.ff.norm.bias, err.adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * 0.0f) * 8.0f;
@@ -5458,27 +5455,27 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     dtheta_err[i0 + 107954] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 239666] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2198 = broadcast f64[512,128] -> adj.ff.up.weight, err.adj.ff.up.weight
+  // %2179 = broadcast f64[512,128] -> adj.ff.up.weight, err.adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 108082] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2199 = broadcast f64[512] -> adj.ff.up.bias, err.adj.ff.up.bias
+  // %2180 = broadcast f64[512] -> adj.ff.up.bias, err.adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 173618] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2200 = broadcast f64[128,512] -> adj.ff.down.weight, err.adj.ff.down.weight
+  // %2181 = broadcast f64[128,512] -> adj.ff.down.weight, err.adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 174130] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2201 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
+  // %2182 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
   for (int64_t i0 = 0; i0 < 2176; ++i0) {
     dtheta_dec_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 239794] += (T(h) * 0.0f) * 8.0f;
   }
-  // %2202 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
+  // %2183 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     dtheta_dec_bias[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 241970] += (T(h) * 0.0f) * 8.0f;
@@ -5588,7 +5585,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
           T(h);
     }
   }
-  // %2790 = contract f64[128] -> v3
+  // %2771 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5614,14 +5611,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2793 = mul f64[128] -> v10
+  // %2774 = mul f64[128] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v40[i0 * L + l]));
     }
   }
-  // %2794 = contract f64[128] -> v3
+  // %2775 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5647,14 +5644,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2797 = mul f64[128] -> v14
+  // %2778 = mul f64[128] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v39[i0 * L + l]));
     }
   }
-  // %2798 = contract f64[128] -> v3
+  // %2779 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5680,7 +5677,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2801 = mul f64[128] -> err.a.u
+  // %2782 = mul f64[128] -> err.a.u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5693,14 +5690,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
           T(h);
     }
   }
-  // %2055 = mul f64[128] -> v0
+  // %2036 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v23[i0 * L + l] * 0.0012326388f;
     }
   }
-  // %2816 = add f64[128,128] -> err.adj.f.layer0.weight
+  // %2797 = add f64[128,128] -> err.adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5718,7 +5715,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2827 = mul f64[128] -> err.adj.f.layer0.bias
+  // %2808 = mul f64[128] -> err.adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5734,14 +5731,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       dtheta_err[i0 + 16384] += lane_sum<L>(sum);
     }
   }
-  // %2091 = mul f64[128] -> v0
+  // %2072 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v22[i0 * L + l] * 0.0012326388f;
     }
   }
-  // %2842 = add f64[128,128] -> err.adj.f.layer1.weight
+  // %2823 = add f64[128,128] -> err.adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5759,7 +5756,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2853 = mul f64[128] -> err.adj.f.layer1.bias
+  // %2834 = mul f64[128] -> err.adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5775,7 +5772,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       dtheta_err[i0 + 32896] += lane_sum<L>(sum);
     }
   }
-  // %2868 = add f64[128,128] -> err.adj.f.layer2.weight
+  // %2849 = add f64[128,128] -> err.adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5793,7 +5790,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2879 = mul f64[128] -> err.adj.f.layer2.bias
+  // %2860 = mul f64[128] -> err.adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -8231,7 +8228,7 @@ const plastic_model kModel = {
             .field_vjp = 20480,
             .adjoint_field = 20480,
             .step = 24576,
-            .step_vjp = 155648,
+            .step_vjp = 167936,
             .step_adaptive = 24576,
             .adjoint_step = 167936,
             .output = 576,

@@ -1813,6 +1813,9 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
   T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
   T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147456);
   T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151552);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159744);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163840);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2942,7 +2945,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
            (v30[i0 * L + l] * (T(h) * 0.075f)));
     }
   }
-  // %1035 = contract f64[128] -> v15
+  // %1035 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2962,20 +2965,20 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1036 = mul f64[128] -> v22
+  // %1036 = mul f64[128] -> v39
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (1.0f - square(v2[i0 * L + l])) * v15[i0 * L + l];
+      v39[i0 * L + l] = (1.0f - square(v2[i0 * L + l])) * v38[i0 * L + l];
     }
   }
-  // %1037 = contract f64[128] -> v15
+  // %1037 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2987,38 +2990,28 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1038 = mul f64[128] -> v26
+  // %1038 = mul f64[128] -> v40
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (1.0f - square(v1[i0 * L + l])) * v15[i0 * L + l];
+      v40[i0 * L + l] = (1.0f - square(v1[i0 * L + l])) * v38[i0 * L + l];
     }
   }
-  // %1287 = add f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] =
-          (v24[i0 * L + l] +
-           (v20[i0 * L + l] + ((v32[i0 * L + l] + v36[i0 * L + l]) + v28[i0 * L + l]))) +
-          v26[i0 * L + l];
-    }
-  }
-  // %1288 = contract f64[128] -> v30
+  // %1039 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3030,25 +3023,29 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1289 = add f64[128] -> d.h
+  // %1040 = add f64[128] -> d.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] = v30[i0 * L + l] + z1_bar_h[i0 * L + l];
+      z0_bar_h[i0 * L + l] =
+          (v34[i0 * L + l] +
+           (v30[i0 * L + l] +
+            (v26[i0 * L + l] + ((v15[i0 * L + l] + z1_bar_h[i0 * L + l]) + v22[i0 * L + l])))) +
+          v38[i0 * L + l];
     }
   }
   // %1051 = add f64[128,128] -> d.f.layer0.weight
@@ -3058,7 +3055,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v26[i0 * L + l] * z0_h[i1 * L + l]) +
+          sum[l] = (v40[i0 * L + l] * z0_h[i1 * L + l]) +
                    ((v0[i1 * L + l] * v36[i0 * L + l]) +
                     ((v32[i0 * L + l] * v4[i1 * L + l]) +
                      (((v20[i0 * L + l] * v19[i1 * L + l]) + (v12[i1 * L + l] * v24[i0 * L + l])) +
@@ -3076,7 +3073,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = ((v32[i0 * L + l] + ((v20[i0 * L + l] + v24[i0 * L + l]) + v28[i0 * L + l])) +
                   v36[i0 * L + l]) +
-                 v26[i0 * L + l];
+                 v40[i0 * L + l];
       }
       theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -3092,7 +3089,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
                     ((v9[i1 * L + l] * v31[i0 * L + l]) +
                      (((v16[i0 * L + l] * v7[i1 * L + l]) + (v23[i0 * L + l] * v17[i1 * L + l])) +
                       (v13[i1 * L + l] * v27[i0 * L + l])))) +
-                   (v22[i0 * L + l] * v1[i1 * L + l]);
+                   (v39[i0 * L + l] * v1[i1 * L + l]);
         }
         theta_bar_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
@@ -3106,7 +3103,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = (((v27[i0 * L + l] + (v16[i0 * L + l] + v23[i0 * L + l])) + v31[i0 * L + l]) +
                   v35[i0 * L + l]) +
-                 v22[i0 * L + l];
+                 v39[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -3176,14 +3173,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // ode_rnn.field.step.dopri5.fsal: 142 nodes
-  // %2780 = add f64[128] -> v0
+  // %2756 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = z0_h[i0 * L + l] + (k_first_h[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %2834 = contract f64[128] -> v1
+  // %2810 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3209,14 +3206,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2836 = tanh f64[128] -> v0
+  // %2812 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %2837 = contract f64[128] -> v1
+  // %2813 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3242,14 +3239,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2839 = tanh f64[128] -> v0
+  // %2815 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(v1[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %2840 = contract f64[128] -> v1
+  // %2816 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3275,14 +3272,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2841 = add f64[128] -> v0
+  // %2817 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = f_layer2_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %2847 = add f64[128] -> v1
+  // %2823 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3290,7 +3287,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
                        (((k_first_h[i0 * L + l] * 0.075f) + (v0[i0 * L + l] * 0.225f)) * T(h));
     }
   }
-  // %2848 = contract f64[128] -> v2
+  // %2824 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3316,14 +3313,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2850 = tanh f64[128] -> v1
+  // %2826 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %2851 = contract f64[128] -> v2
+  // %2827 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3349,14 +3346,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2853 = tanh f64[128] -> v1
+  // %2829 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %2854 = contract f64[128] -> v2
+  // %2830 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3382,14 +3379,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2855 = add f64[128] -> v1
+  // %2831 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %2859 = add f64[128] -> v2
+  // %2835 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3399,7 +3396,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
                        z0_h[i0 * L + l];
     }
   }
-  // %2860 = contract f64[128] -> v3
+  // %2836 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3425,14 +3422,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2862 = tanh f64[128] -> v2
+  // %2838 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %2863 = contract f64[128] -> v3
+  // %2839 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3458,14 +3455,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2865 = tanh f64[128] -> v2
+  // %2841 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = vm::tanh(v3[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %2866 = contract f64[128] -> v3
+  // %2842 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3491,14 +3488,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2867 = add f64[128] -> v2
+  // %2843 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
     }
   }
-  // %2881 = add f64[128] -> v3
+  // %2857 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3509,7 +3506,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
                         T(h));
     }
   }
-  // %2882 = contract f64[128] -> v4
+  // %2858 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3535,14 +3532,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2884 = tanh f64[128] -> v3
+  // %2860 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %2885 = contract f64[128] -> v4
+  // %2861 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3568,14 +3565,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2887 = tanh f64[128] -> v3
+  // %2863 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %2888 = contract f64[128] -> v4
+  // %2864 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3601,14 +3598,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2889 = add f64[128] -> v3
+  // %2865 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %2893 = add f64[128] -> v4
+  // %2869 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3621,7 +3618,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
           z0_h[i0 * L + l];
     }
   }
-  // %2894 = contract f64[128] -> v0
+  // %2870 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3647,14 +3644,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2896 = tanh f64[128] -> v4
+  // %2872 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %2897 = contract f64[128] -> v0
+  // %2873 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3680,14 +3677,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2899 = tanh f64[128] -> v4
+  // %2875 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %2900 = contract f64[128] -> v0
+  // %2876 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3713,14 +3710,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2901 = add f64[128] -> v4
+  // %2877 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %2911 = add f64[128] -> h
+  // %2887 = add f64[128] -> h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3733,7 +3730,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
            T(h));
     }
   }
-  // %2912 = contract f64[128] -> v0
+  // %2888 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3759,14 +3756,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2914 = tanh f64[128] -> v5
+  // %2890 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %2915 = contract f64[128] -> v0
+  // %2891 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3792,14 +3789,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2917 = tanh f64[128] -> v5
+  // %2893 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %2918 = contract f64[128] -> v0
+  // %2894 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3825,14 +3822,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2919 = add f64[128] -> v5
+  // %2895 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %2930 = mul f64[128] -> err.h
+  // %2906 = mul f64[128] -> err.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3846,7 +3843,7 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     }
   }
   if (k_last) {
-    // output k_last.h = %2919
+    // output k_last.h = %2895
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4701,14 +4698,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1752 = sub f64[128] -> v24
+  // %1728 = sub f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = a0[i0 * L + l] - (v6[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %2188 = contract f64[128] -> v25
+  // %2164 = contract f64[128] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4734,14 +4731,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2189 = mul f64[128] -> v24
+  // %2165 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
     }
   }
-  // %2190 = contract f64[128] -> v5
+  // %2166 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4767,14 +4764,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2191 = mul f64[128] -> v24
+  // %2167 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v5[i0 * L + l] * (1.0f - square(v0[i0 * L + l]));
     }
   }
-  // %2192 = contract f64[128] -> v0
+  // %2168 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4800,7 +4797,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2197 = add f64[128] -> v5
+  // %2173 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4808,7 +4805,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
           a0[i0 * L + l] + (((-(v0[i0 * L + l] * 0.225f)) - (v6[i0 * L + l] * 0.075f)) * T(h));
     }
   }
-  // %2198 = contract f64[128] -> v24
+  // %2174 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4834,14 +4831,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2199 = mul f64[128] -> v25
+  // %2175 = mul f64[128] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
     }
   }
-  // %2200 = contract f64[128] -> v24
+  // %2176 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4867,14 +4864,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2201 = mul f64[128] -> v26
+  // %2177 = mul f64[128] -> v26
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = (1.0f - square(v8[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %2202 = contract f64[128] -> v24
+  // %2178 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4900,7 +4897,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2211 = add f64[128] -> v27
+  // %2187 = add f64[128] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4910,7 +4907,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                             T(h));
     }
   }
-  // %2212 = contract f64[128] -> v28
+  // %2188 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4936,14 +4933,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2213 = mul f64[128] -> v29
+  // %2189 = mul f64[128] -> v29
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v28[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
     }
   }
-  // %2214 = contract f64[128] -> v28
+  // %2190 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4969,14 +4966,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2215 = mul f64[128] -> v30
+  // %2191 = mul f64[128] -> v30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v28[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
     }
   }
-  // %2216 = contract f64[128] -> v28
+  // %2192 = contract f64[128] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5002,7 +4999,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2226 = add f64[128] -> v31
+  // %2202 = add f64[128] -> v31
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5013,7 +5010,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                          T(h));
     }
   }
-  // %2227 = contract f64[128] -> v32
+  // %2203 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5039,14 +5036,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2228 = mul f64[128] -> v33
+  // %2204 = mul f64[128] -> v33
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = v32[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %2229 = contract f64[128] -> v32
+  // %2205 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5072,14 +5069,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2230 = mul f64[128] -> v34
+  // %2206 = mul f64[128] -> v34
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = v32[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
     }
   }
-  // %2231 = contract f64[128] -> v32
+  // %2207 = contract f64[128] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5105,7 +5102,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2243 = add f64[128] -> v35
+  // %2219 = add f64[128] -> v35
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5117,7 +5114,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                             T(h));
     }
   }
-  // %2244 = contract f64[128] -> v0
+  // %2220 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5143,14 +5140,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2245 = mul f64[128] -> v36
+  // %2221 = mul f64[128] -> v36
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v36[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v0[i0 * L + l];
     }
   }
-  // %2246 = contract f64[128] -> v0
+  // %2222 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5176,14 +5173,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2247 = mul f64[128] -> v37
+  // %2223 = mul f64[128] -> v37
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v37[i0 * L + l] = v0[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %2248 = contract f64[128] -> v0
+  // %2224 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5209,7 +5206,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2252 = add f64[128] -> a.h
+  // %2228 = add f64[128] -> a.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5221,7 +5218,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                         T(h));
     }
   }
-  // %2265 = sub f64[128,128] -> adj.f.layer0.weight
+  // %2241 = sub f64[128,128] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5238,7 +5235,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2275 = mul f64[128] -> adj.f.layer0.bias
+  // %2251 = mul f64[128] -> adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5253,7 +5250,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2288 = sub f64[128,128] -> adj.f.layer1.weight
+  // %2264 = sub f64[128,128] -> adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5270,7 +5267,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2298 = mul f64[128] -> adj.f.layer1.bias
+  // %2274 = mul f64[128] -> adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5285,7 +5282,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2311 = sub f64[128,128] -> adj.f.layer2.weight
+  // %2287 = sub f64[128,128] -> adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5302,7 +5299,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2321 = mul f64[128] -> adj.f.layer2.bias
+  // %2297 = mul f64[128] -> adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5317,12 +5314,12 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1745 = broadcast f64[384,17] -> adj.cell.input_map.weight, err.adj.cell.input_map.weight
+  // %1721 = broadcast f64[384,17] -> adj.cell.input_map.weight, err.adj.cell.input_map.weight
   for (int64_t i0 = 0; i0 < 6528; ++i0) {
     dtheta_cell_input_map_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 49536] += (T(h) * 0.0f) * 8.0f;
   }
-  // %1746 = broadcast f64[384] -> adj.cell.input_map.bias, adj.cell.hidden_map.bias,
+  // %1722 = broadcast f64[384] -> adj.cell.input_map.bias, adj.cell.hidden_map.bias,
   // err.adj.cell.input_map.bias, err.adj.cell.hidden_map.bias
   for (int64_t i0 = 0; i0 < 384; ++i0) {
     dtheta_cell_input_map_bias[i0] += (T(h) * 0.0f) * 8.0f;
@@ -5330,17 +5327,17 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     dtheta_err[i0 + 56064] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 105600] += (T(h) * 0.0f) * 8.0f;
   }
-  // %1747 = broadcast f64[384,128] -> adj.cell.hidden_map.weight, err.adj.cell.hidden_map.weight
+  // %1723 = broadcast f64[384,128] -> adj.cell.hidden_map.weight, err.adj.cell.hidden_map.weight
   for (int64_t i0 = 0; i0 < 49152; ++i0) {
     dtheta_cell_hidden_map_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 56448] += (T(h) * 0.0f) * 8.0f;
   }
-  // %1748 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
+  // %1724 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
   for (int64_t i0 = 0; i0 < 2176; ++i0) {
     dtheta_dec_weight[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 105984] += (T(h) * 0.0f) * 8.0f;
   }
-  // %1749 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
+  // %1725 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     dtheta_dec_bias[i0] += (T(h) * 0.0f) * 8.0f;
     dtheta_err[i0 + 108160] += (T(h) * 0.0f) * 8.0f;
@@ -5450,7 +5447,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
           T(h);
     }
   }
-  // %2332 = contract f64[128] -> v3
+  // %2308 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5476,14 +5473,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2333 = mul f64[128] -> v10
+  // %2309 = mul f64[128] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = (1.0f - square(v40[i0 * L + l])) * v3[i0 * L + l];
     }
   }
-  // %2334 = contract f64[128] -> v3
+  // %2310 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5509,14 +5506,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2337 = mul f64[128] -> v14
+  // %2313 = mul f64[128] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v39[i0 * L + l]));
     }
   }
-  // %2338 = contract f64[128] -> v3
+  // %2314 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5542,7 +5539,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2341 = mul f64[128] -> err.a.h
+  // %2317 = mul f64[128] -> err.a.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5555,14 +5552,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
           T(h);
     }
   }
-  // %2351 = mul f64[128] -> v0
+  // %2327 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v37[i0 * L + l] * 0.041904762f;
     }
   }
-  // %2357 = add f64[128,128] -> err.adj.f.layer0.weight
+  // %2333 = add f64[128,128] -> err.adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5580,7 +5577,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2367 = mul f64[128] -> err.adj.f.layer0.bias
+  // %2343 = mul f64[128] -> err.adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5596,14 +5593,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       dtheta_err[i0 + 16384] += lane_sum<L>(sum);
     }
   }
-  // %2379 = mul f64[128] -> v0
+  // %2355 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v36[i0 * L + l] * 0.041904762f;
     }
   }
-  // %2383 = add f64[128,128] -> err.adj.f.layer1.weight
+  // %2359 = add f64[128,128] -> err.adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5621,7 +5618,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2393 = mul f64[128] -> err.adj.f.layer1.bias
+  // %2369 = mul f64[128] -> err.adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -5637,21 +5634,21 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       dtheta_err[i0 + 32896] += lane_sum<L>(sum);
     }
   }
-  // %1696 = mul f64[128] -> v0
+  // %1672 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = a0[i0 * L + l] * 0.0012326388f;
     }
   }
-  // %2404 = mul f64[128] -> v1
+  // %2380 = mul f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v35[i0 * L + l] * 0.041904762f;
     }
   }
-  // %2409 = add f64[128,128] -> err.adj.f.layer2.weight
+  // %2385 = add f64[128,128] -> err.adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5669,7 +5666,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %2419 = mul f64[128] -> err.adj.f.layer2.bias
+  // %2395 = mul f64[128] -> err.adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -6577,7 +6574,7 @@ const plastic_model kModel = {
             .field_vjp = 20480,
             .adjoint_field = 20480,
             .step = 24576,
-            .step_vjp = 155648,
+            .step_vjp = 167936,
             .step_adaptive = 24576,
             .adjoint_step = 167936,
             .output = 576,

@@ -110,12 +110,12 @@ enum { ode_rnn_step_lanes = 8, ode_rnn_step_scratch_bytes = 24576 };
  *   z0_bar: varying[128] = 1024 floats
  *   theta_bar: uniform[108177] = 108177 floats
  *   u_stages_bar: varying[119] = 952 floats, may be NULL
- *   scratch: scratch arena, 155648 bytes, 64-byte aligned
+ *   scratch: scratch arena, 167936 bytes, 64-byte aligned
  */
 void ode_rnn_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                       const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                       void* u_stages_bar, void* scratch);
-enum { ode_rnn_step_vjp_lanes = 8, ode_rnn_step_vjp_scratch_bytes = 155648 };
+enum { ode_rnn_step_vjp_lanes = 8, ode_rnn_step_vjp_scratch_bytes = 167936 };
 
 /* ode_rnn_step_adaptive: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

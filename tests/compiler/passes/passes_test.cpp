@@ -160,6 +160,39 @@ TEST_CASE("factoring does not duplicate a shared partial sum", "[passes]") {
   CHECK(g.output_nodes() == f.output_nodes());
 }
 
+TEST_CASE("factoring leaves a product that is needed elsewhere", "[passes]") {
+  Context ctx;
+  const int64_t d = 5;
+  const Node* e1 = ctx.param("e1", {d});
+  const Node* e2 = ctx.param("e2", {d}, 1);
+  const Node* k = ctx.param("k", {d}, 2);
+  const Node* kept = outer(e1, k); // an output of its own too
+  Function f("f", {e1, e2, k}, {{"y", add(kept, outer(e2, k))}, {"p", kept}});
+  // Merged, (e1 + e2)⊗k would be computed beside e1⊗k: one product more.
+  CHECK(passes::factor_shared_operands(f).output_nodes() == f.output_nodes());
+}
+
+TEST_CASE("factoring factors the merged operands too", "[passes]") {
+  Context ctx;
+  const int64_t d = 4;
+  const Node* e1 = ctx.param("e1", {d});
+  const Node* e2 = ctx.param("e2", {d}, 1);
+  const Node* s = ctx.param("s", {d}, 2);
+  const Node* k = ctx.param("k", {d}, 3);
+  // (e1 ⊙ s)⊗k + (e2 ⊙ s)⊗k → ((e1 + e2) ⊙ s)⊗k: rk4's stages at one node
+  // scaled by the same step.
+  const Node* y = add(outer(mul(e1, s), k), outer(mul(e2, s), k));
+  Function f("f", {e1, e2, s, k}, {{"y", y}});
+  Function g = passes::factor_shared_operands(f);
+  int products = 0;
+  for (const Node* n : topo_order(g.output_nodes()))
+    products += n->op() == Op::Mul || n->op() == Op::Contract;
+  CHECK(products == 2);
+  test::Rng rng(11);
+  std::vector<Tensor<double>> x = test::random_inputs(f, rng);
+  check_same_values(f, g, x, "factor");
+}
+
 TEST_CASE("dce prunes unused inputs only when asked / compaction copies live nodes", "[passes]") {
   Context ctx;
   const Node* a = ctx.param("a", {2});
