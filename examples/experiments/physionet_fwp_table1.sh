@@ -29,8 +29,8 @@
 # paper's published OI command uses, delta_cde_post_static
 # (fwp_delta_cde_sepsis_static.ode) that cell with the statics: the
 # paper's OI Delta CDE as its published command trains it.
-# {hebb,oja,delta}_node_code and delta_cde_post_code
-# (fwp_*_node_sepsis_code.ode, fwp_delta_cde_sepsis_code.ode) are those
+# {hebb,oja,delta}_node_code, {hebb,oja}_cde_code and delta_cde_post_code
+# (fwp_*_sepsis_code.ode) are those
 # cells built as the paper's code builds them (an affine input projection and a layer norm over d_model
 # before the keys, a query network, an output projection, the statics'
 # initial state; each file lists the differences). The other FWP
@@ -170,14 +170,17 @@ declare -A file=([hebb_node]=fwp_hebb_node [oja_node]=fwp_oja_node
   [delta_node_static]=fwp_delta_node_sepsis_static [delta_cde_post]=fwp_delta_cde_sepsis
   [delta_cde_post_static]=fwp_delta_cde_sepsis_static
   [hebb_node_code]=fwp_hebb_node_sepsis_code [oja_node_code]=fwp_oja_node_sepsis_code
-  [delta_node_code]=fwp_delta_node_sepsis_code [delta_cde_post_code]=fwp_delta_cde_sepsis_code)
+  [delta_node_code]=fwp_delta_node_sepsis_code [delta_cde_post_code]=fwp_delta_cde_sepsis_code
+  [hebb_cde_code]=fwp_hebb_cde_sepsis_code [oja_cde_code]=fwp_oja_cde_sepsis_code)
 # The parameters the code's weight penalty covers where a file adds the
 # statics' network (s_in, s_kvl), which the code leaves out of it.
 declare -A penalised=(
   [hebb_node_code]=proj,proj_norm,kvb,query,out_proj,ff,out
   [oja_node_code]=proj,proj_norm,kvb,query,out_proj,ff,out
   [delta_node_code]=proj,proj_norm,kvb,query,out_proj,ff,out
-  [delta_cde_post_code]=proj,proj_norm,kb,values,query,out_proj,ff,out)
+  [delta_cde_post_code]=proj,proj_norm,kb,values,query,out_proj,ff,out
+  [hebb_cde_code]=proj,proj_norm,kb,values,query,out_proj,ff,out
+  [oja_cde_code]=proj,proj_norm,kb,values,query,out_proj,ff,out)
 # Table 3 (PhysioNet): heads, d_head (= d_model / n_head), d_ff per model x setting.
 declare -A dims=(
   [hebb_node.oi]="32 5 64" [oja_node.oi]="32 5 64" [delta_node.oi]="16 8 64"
